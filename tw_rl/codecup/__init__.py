@@ -1,0 +1,1 @@
+"""The CodeCup bot: standard library only."""
