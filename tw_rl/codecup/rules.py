@@ -269,8 +269,13 @@ class Position:
         mover = self.to_move
         opp = 3 - mover
         n = self.board.num_cells
-        if (isinstance(move, bool) or not isinstance(move, int)
-                or move not in self.legal_moves()):
+        if isinstance(move, bool) or not isinstance(move, int):
+            legal = False
+        elif move == n:
+            legal = self.variant == "official" or not self._placements(mover)
+        else:
+            legal = 0 <= move < n and self.placement_legal(move, mover)
+        if not legal:
             self.forfeit = mover
             self.over = True
             return

@@ -115,6 +115,27 @@ class Rules:
         state.height[rows, white] = 1
         return self._refresh(state)
 
+    def position(
+        self,
+        owner: np.ndarray,
+        height: np.ndarray,
+        to_move: np.ndarray | int = RED,
+        passes: np.ndarray | int = 0,
+    ) -> State:
+        """Games in PLAY from given stacks ([B, N] or [N] owner and height arrays)."""
+        owner = np.atleast_2d(np.asarray(owner, dtype=np.int8))
+        height = np.atleast_2d(np.asarray(height, dtype=np.int8))
+        if owner.shape != height.shape or owner.shape[1] != self.num_cells:
+            raise ValueError(f"owner and height must both be [B, {self.num_cells}] arrays")
+        if ((owner == EMPTY) != (height == 0)).any() or (owner < 0).any() or (owner > NEUTRAL).any():
+            raise ValueError("every stack needs an owner (1..3) and a height >= 1; empty cells height 0")
+        state = self._empty(owner.shape[0], PLAY)
+        state.owner[:] = owner
+        state.height[:] = height
+        state.to_move[:] = to_move
+        state.passes[:] = passes
+        return self._refresh(state)
+
     def init(self, batch: int, rng: np.random.Generator) -> State:
         """New games as the set-up option starts them (drawn starts, or the first set-up step)."""
         if self.setup == "judge":

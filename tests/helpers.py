@@ -1,0 +1,41 @@
+"""Shared test helpers: positions from small tables of named stacks, random play."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from tw_rl.core.notation import parse_cell
+from tw_rl.core.rules import Rules
+from tw_rl.core.state import NEUTRAL, RED, WHITE, State
+
+CODES = {"r": RED, "w": WHITE, "n": NEUTRAL}
+
+
+def make_position(rules: Rules, stacks: str, to_move: int = RED, passes: int = 0) -> State:
+    """A one-game State from a table like 'F6:n2 C3:r1 D4:w2' (name:owner height)."""
+    grid = rules.grid
+    owner = np.zeros(grid.num_cells, dtype=np.int8)
+    height = np.zeros(grid.num_cells, dtype=np.int8)
+    for item in stacks.split():
+        name, stack = item.split(":")
+        cell = parse_cell(grid, name, allow_pass=False)
+        owner[cell] = CODES[stack[0]]
+        height[cell] = int(stack[1:])
+    return rules.position(owner, height, to_move, passes)
+
+
+def cell(rules: Rules, name: str) -> int:
+    return parse_cell(rules.grid, name)
+
+
+def random_actions(legal: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """One uniformly random legal action per row (rows with none get action 0)."""
+    return (rng.random(legal.shape) * legal).argmax(axis=1)
+
+
+def random_positions(rules: Rules, batch: int, plies: int, rng: np.random.Generator) -> State:
+    """Games played at random for up to ``plies`` moves (finished ones stop where they ended)."""
+    state = rules.init(batch, rng)
+    for _ in range(plies):
+        state = rules.step(state, random_actions(rules.legal_mask(state), rng))
+    return state
