@@ -203,7 +203,9 @@ def test_pie_setup():
     state = rules.step(state, cell(rules, "C3"))
     state = rules.step(state, cell(rules, "I9"))
     assert (state.phase == SETUP_PIE).all() and (state.current_seat() == 1).all()
-    assert np.flatnonzero(rules.legal_mask(state)[0]).tolist() == sorted([cell(rules, "C3"), cell(rules, "I9")])
+    assert np.flatnonzero(rules.legal_mask(state)[0]).tolist() == sorted(
+        [cell(rules, "C3"), cell(rules, "I9")]
+    )
     state = rules.step(state, np.array([cell(rules, "C3"), cell(rules, "I9")]))  # take red / keep white
     assert (state.phase == PLAY).all() and state.red_seat.tolist() == [1, 0]
     assert state.current_seat().tolist() == [1, 0]  # red moves first, whoever holds it

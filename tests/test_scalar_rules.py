@@ -97,8 +97,9 @@ def test_notation_examples():
         B6.parse("A1", "sum")
 
 
-@pytest.mark.parametrize("text", ["", "F", "6", "f6", "F0", "F12", "L1", "F06",
-                                  "F-1", "F6x", "Pass", "F 6", "F+6", None])
+@pytest.mark.parametrize(
+    "text", ["", "F", "6", "f6", "F0", "F12", "L1", "F06", "F-1", "F6x", "Pass", "F 6", "F+6", None]
+)
 def test_parse_rejects(text):
     with pytest.raises(ValueError):
         B6.parse(text)
@@ -119,14 +120,14 @@ def test_sight_blocking():
     # F6 is the centre (5, 5).  Row 6 runs A6..K6 along direction (1, 0).
     pos = make({"H6": (RED, 1)})
     x = cell("E6")
-    assert pos.sight(x, RED) == 1           # view passes F6, G6 (empty)
+    assert pos.sight(x, RED) == 1  # view passes F6, G6 (empty)
     pos = make({"H6": (RED, 1), "G6": (WHITE, 1)})
     assert pos.sight(x, RED) == 0 and pos.sight(x, WHITE) == 1
     pos = make({"H6": (RED, 1), "F6": (NEUTRAL, 2)})
-    assert pos.sight(x, RED) == 0           # neutral blocks
+    assert pos.sight(x, RED) == 0  # neutral blocks
     assert pos.sight(x, NEUTRAL) == 1
     pos = make({"H6": (RED, 1), "E6": (WHITE, 3)})
-    assert pos.sight(x, RED) == 1           # own stack does not block
+    assert pos.sight(x, RED) == 1  # own stack does not block
     pos = make({"H6": (RED, 1), "A6": (RED, 1), "E1": (WHITE, 1)})
     assert pos.sight(x, RED) == 2 and pos.sight(x, WHITE) == 1
 
@@ -168,7 +169,7 @@ def test_start_position():
     with pytest.raises(ValueError):
         Position.start(B6, r, w, variant="bga")
     with pytest.raises(ValueError):
-        Position.start(B6, r, w, stale_end=True)   # official only
+        Position.start(B6, r, w, stale_end=True)  # official only
 
 
 def test_capture():
@@ -187,14 +188,13 @@ def test_capture():
 
 
 def test_reinforcement():
-    pos = make({"E6": (RED, 1), "G3": (RED, 1), "G6": (RED, 1), "A1": (WHITE, 1)},
-               variant="official")
+    pos = make({"E6": (RED, 1), "G3": (RED, 1), "G6": (RED, 1), "A1": (WHITE, 1)}, variant="official")
     g6 = cell("G6")
     assert pos.placement_legal(g6, RED)
     pos.play(g6)
     assert (pos.owner[g6], pos.height[g6]) == (RED, 2)
     pos.to_move = RED
-    assert not pos.placement_legal(g6, RED)   # sight 2 is not > 2
+    assert not pos.placement_legal(g6, RED)  # sight 2 is not > 2
     assert g6 not in pos.legal_moves()
 
 
@@ -234,7 +234,7 @@ def test_pass_legality():
     off = Position.start(B6, cell("C3"), cell("I9"), variant="official")
     moves = off.legal_moves()
     assert moves[-1] == B6.pass_move and moves[:-1] == sorted(moves[:-1])
-    assert moves[:-1] == [m for m in pos.legal_moves()]   # no suicide possible yet
+    assert moves[:-1] == [m for m in pos.legal_moves()]  # no suicide possible yet
     # red has no stack: stuck, must pass under codecup
     stuck = make({"F6": (NEUTRAL, 2), "C3": (WHITE, 1)})
     assert stuck.legal_moves() == [B6.pass_move]
@@ -288,27 +288,26 @@ def test_stale_end():
     g6 = cell("G6")
     pos = make(stacks, variant="official", stale_end=True)
     pos.quiet = 4
-    pos.play(g6)                     # reinforcement, red sees 2 > white 0: quiet
+    pos.play(g6)  # reinforcement, red sees 2 > white 0: quiet
     assert pos.quiet == 5 and pos.over
     pos = make(stacks, variant="official")
     pos.quiet = 4
     pos.play(g6)
-    assert pos.quiet == 5 and not pos.over   # option off
+    assert pos.quiet == 5 and not pos.over  # option off
     pos = make(stacks, variant="official", stale_end=True)
     pos.quiet = 4
-    pos.play(cell("D6"))             # empty cell: active
+    pos.play(cell("D6"))  # empty cell: active
     assert pos.quiet == 0 and not pos.over
-    pos = make(dict(stacks, G9=(WHITE, 1), G11=(WHITE, 1)), variant="official",
-               stale_end=True)
+    pos = make(dict(stacks, G9=(WHITE, 1), G11=(WHITE, 1)), variant="official", stale_end=True)
     pos.quiet = 4
     assert pos.sight(g6, WHITE) == 1
-    pos.owner[cell("G9")], pos.height[cell("G9")] = EMPTY, 0   # G11 sees G6 now
+    pos.owner[cell("G9")], pos.height[cell("G9")] = EMPTY, 0  # G11 sees G6 now
     pos.owner[cell("F5")], pos.height[cell("F5")] = WHITE, 1
     assert pos.sight(g6, WHITE) == 2 and pos.sight(g6, RED) == 2
-    pos.play(g6)                     # contested reinforcement: active
+    pos.play(g6)  # contested reinforcement: active
     assert pos.quiet == 0 and not pos.over
     pos = make(stacks, variant="official", stale_end=True)
-    pos.play(B6.pass_move)           # a pass is quiet
+    pos.play(B6.pass_move)  # a pass is quiet
     assert pos.quiet == 1 and pos.passes == 1 and not pos.over
 
 
@@ -325,7 +324,7 @@ def test_forfeit():
         assert pos.winner() == WHITE
     pos = Position.start(B6, cell("C3"), cell("I9"), variant="official")
     pos.play(cell("C4"))
-    pos.play(cell("C4"))             # white cannot see C4: illegal
+    pos.play(cell("C4"))  # white cannot see C4: illegal
     assert pos.forfeit == WHITE and pos.winner() == RED
     red, white = pos.territory()
     neutral = B6.num_cells - len(set(red) | set(white))
@@ -398,7 +397,7 @@ def test_territory_matches_naive_sweep():
     for board, count in ((B6, 40), (BOARDS[8], 8)):
         for k in range(count):
             pos = random_position(rng, board)
-            if k % 4 == 0:   # also some games played under codecup rules
+            if k % 4 == 0:  # also some games played under codecup rules
                 r, w = judge_start(board, rng)
                 pos = Position.start(board, r, w)
                 for _ in range(rng.randrange(60)):
@@ -407,9 +406,9 @@ def test_territory_matches_naive_sweep():
                     pos.play(rng.choice(pos.legal_moves()))
             before = (pos.owner[:], pos.height[:])
             terr = pos.territory()
-            assert (pos.owner, pos.height) == before   # territory() does not mutate
+            assert (pos.owner, pos.height) == before  # territory() does not mutate
             assert terr == naive_territory(pos)
-            assert terr == naive_territory(pos, rng)   # shuffled sweep order
+            assert terr == naive_territory(pos, rng)  # shuffled sweep order
 
 
 def test_territory_full_fill():
@@ -418,7 +417,7 @@ def test_territory_full_fill():
     stacks["F6"] = (WHITE, 1)
     pos = make(stacks)
     red, white = pos.territory()
-    assert red == list(range(B6.num_cells))   # white's stack is captured (sight 6)
+    assert red == list(range(B6.num_cells))  # white's stack is captured (sight 6)
     assert white == []
 
 
@@ -434,8 +433,7 @@ def test_random_codecup_games_finish(size):
             assert pos.ply <= 13 * b.num_cells
             moves = pos.legal_moves()
             assert moves and moves == sorted(moves)
-            assert all(pos.placement_legal(m, pos.to_move) for m in moves
-                       if m != b.pass_move)
+            assert all(pos.placement_legal(m, pos.to_move) for m in moves if m != b.pass_move)
             pos.play(rng.choice(moves))
         assert pos.forfeit == 0
         red, white = pos.territory()
@@ -444,8 +442,9 @@ def test_random_codecup_games_finish(size):
             assert len(union) == b.num_cells
         r, w = pos.score()
         assert r + w == 300 + len(red) + len(white)
-        assert {r, w} == {200 + max(len(red), len(white)), 100 + min(len(red), len(white))} \
-            or (len(red) == len(white) and r == w)
+        assert {r, w} == {200 + max(len(red), len(white)), 100 + min(len(red), len(white))} or (
+            len(red) == len(white) and r == w
+        )
         assert pos.winner() == (RED if r > w else WHITE if w > r else 0)
 
 
@@ -454,8 +453,7 @@ def test_random_official_games_finish():
     for stale in (False, True):
         for size in (6, 8):
             b = BOARDS[size]
-            pos = Position.start(b, *judge_start(b, rng), variant="official",
-                                 stale_end=stale)
+            pos = Position.start(b, *judge_start(b, rng), variant="official", stale_end=stale)
             while not pos.over:
                 assert pos.ply <= 13 * b.num_cells
                 pos.play(rng.choice(pos.legal_moves()))

@@ -22,19 +22,17 @@ class Board:
 
     def __init__(self, size):
         if isinstance(size, bool) or not isinstance(size, int) or size not in SIZES:
-            raise ValueError(
-                f"board size must be one of {SIZES}, got {size!r}")
+            raise ValueError(f"board size must be one of {SIZES}, got {size!r}")
         n = size
         span = 2 * n - 1
         self.size = n
-        self.coords = [(c, r) for c in range(span) for r in range(span)
-                       if abs(c - r) <= n - 1]
+        self.coords = [(c, r) for c in range(span) for r in range(span) if abs(c - r) <= n - 1]
         self.num_cells = len(self.coords)
         self.pass_move = self.num_cells
         self.index = {cr: i for i, cr in enumerate(self.coords)}
         self.centre = self.index[(n - 1, n - 1)]
         rays = []
-        for (c, r) in self.coords:
+        for c, r in self.coords:
             cell_rays = []
             for dc, dr in DIRECTIONS:
                 ray = []
@@ -46,11 +44,9 @@ class Board:
                 cell_rays.append(tuple(ray))
             rays.append(tuple(cell_rays))
         self.rays = rays
-        self.neighbours = [tuple(ray[0] for ray in cell_rays if ray)
-                           for cell_rays in rays]
+        self.neighbours = [tuple(ray[0] for ray in cell_rays if ray) for cell_rays in rays]
         # (ray, opposite ray) pairs for the incremental sight updates.
-        self._ray_pairs = [tuple((cr[k], cr[k ^ 1]) for k in range(6))
-                           for cr in rays]
+        self._ray_pairs = [tuple((cr[k], cr[k ^ 1]) for k in range(6)) for cr in rays]
 
     def on_border(self, i):
         """True when cell i has fewer than 6 neighbours."""
@@ -75,8 +71,7 @@ class Board:
         span = 2 * self.size - 1
         letter, digits = s[:1], s[1:]
         c = _LETTERS.find(letter) if letter else -1
-        if (c < 0 or c >= span or not digits.isascii() or not digits.isdigit()
-                or digits[0] == "0"):
+        if c < 0 or c >= span or not digits.isascii() or not digits.isdigit() or digits[0] == "0":
             raise ValueError(f"{text!r} is not a cell of the size-{self.size} board")
         r = int(digits) - 1
         if notation == "sum":
@@ -141,8 +136,20 @@ def _fill(pairs, owner, height, sg, c, suicide_check):
 class Position:
     """A Tumbleweed position and game state (CodeCup or official rules)."""
 
-    __slots__ = ("board", "variant", "stale_end", "owner", "height", "to_move",
-                 "passes", "quiet", "ply", "over", "forfeit", "last_move")
+    __slots__ = (
+        "board",
+        "variant",
+        "stale_end",
+        "owner",
+        "height",
+        "to_move",
+        "passes",
+        "quiet",
+        "ply",
+        "over",
+        "forfeit",
+        "last_move",
+    )
 
     def __init__(self, board, variant="codecup", stale_end=False):
         """An empty board with red to move; see ``Position.start`` for a game start."""
@@ -249,8 +256,7 @@ class Position:
         so = sg[3 - colour]
         height = self.height
         if self.variant == "codecup":
-            return [y for y in range(self.board.num_cells)
-                    if sc[y] > height[y] and so[y] <= sc[y]]
+            return [y for y in range(self.board.num_cells) if sc[y] > height[y] and so[y] <= sc[y]]
         return [y for y in range(self.board.num_cells) if sc[y] > height[y]]
 
     def legal_moves(self):
@@ -391,8 +397,7 @@ def judge_start(board, rng):
 
     Both cells are off the border, not the centre, distinct and not neighbours.
     """
-    allowed = [i for i in range(board.num_cells)
-               if not board.on_border(i) and i != board.centre]
+    allowed = [i for i in range(board.num_cells) if not board.on_border(i) and i != board.centre]
     red = rng.choice(allowed)
     near = board.neighbours[red]
     white = rng.choice([i for i in allowed if i != red and i not in near])

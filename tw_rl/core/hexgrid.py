@@ -66,7 +66,7 @@ def check_size(size: int) -> int:
     return int(size)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def hexgrid(size: int) -> HexGrid:
     """The geometry of the board with ``size`` cells per side (cached)."""
     n = check_size(size)

@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from tw_rl.core.hexgrid import HexGrid
-from tw_rl.core.sight import compute_sight
+from tw_rl.core.sight import WHITE_SHIFT, packed_sight
 from tw_rl.core.state import RED, WHITE
 
 
@@ -30,45 +30,54 @@ def simulate_territory(
     height: np.ndarray,
     sight: np.ndarray | None = None,
 ) -> np.ndarray:
-    """[B, 2, N] bool: red's (index 0) and white's (index 1) simulated territory."""
+    """[B, 2, N] bool: red's (index 0) and white's (index 1) simulated territory.
+
+    ``sight`` ([B, 2, N], optional) saves the first sight computation when already known.
+    """
     batch, num = owner.shape
+    # Cell-major copies of both simulations side by side: columns [0, B) for red's, [B, 2B)
+    # for white's territory. Sight stays packed (red + 8 * white) throughout.
+    own = np.ascontiguousarray(np.concatenate([owner, owner]).T, dtype=np.int8)
+    hgt = np.ascontiguousarray(np.concatenate([height, height]).T, dtype=np.int8)
     if sight is None:
-        sight = compute_sight(grid, owner)
-    own = np.concatenate([owner, owner])
-    hgt = np.concatenate([height, height])
-    seen = np.concatenate([sight, sight])
+        seen = packed_sight(grid, own)
+    else:
+        packed = sight[:, 0] + (sight[:, 1] << WHITE_SHIFT)
+        seen = np.ascontiguousarray(np.concatenate([packed, packed]).T, dtype=np.int8)
     target = np.repeat(np.array([RED, WHITE], dtype=np.int8), batch)
     mover = (3 - target).astype(np.int8)  # the opponent fills first
-    rows = np.arange(2 * batch)  # the global board each active row belongs to
-    result = np.zeros((2 * batch, num), dtype=bool)
+    cols = np.arange(2 * batch)  # the simulation each active column belongs to
+    result = np.zeros((num, 2 * batch), dtype=bool)
 
-    while rows.size:
-        local = np.arange(rows.size)
-        me = (mover - 1).astype(np.intp)
-        legal = fill_legal(seen[local, me], seen[local, 1 - me], hgt)
-        stuck = ~legal.any(axis=1)
-        # A board whose first filler is stuck hands over to the territory's owner.
+    def legal_fill(seen, hgt, mover):
+        shift = np.where(mover == RED, 0, WHITE_SHIFT).astype(np.int8)
+        s_me = (seen >> shift) & 7
+        s_other = (seen >> (WHITE_SHIFT - shift)) & 7
+        return fill_legal(s_me, s_other, hgt), s_me
+
+    while cols.size:
+        legal, s_me = legal_fill(seen, hgt, mover)
+        stuck = ~legal.any(axis=0)
+        # A simulation whose first filler is stuck hands over to the territory's owner.
         handover = stuck & (mover != target)
         if handover.any():
             mover[handover] = target[handover]
-            me = (mover - 1).astype(np.intp)
-            legal[handover] = fill_legal(
-                seen[handover, me[handover]], seen[handover, 1 - me[handover]], hgt[handover]
+            legal[:, handover], s_me[:, handover] = legal_fill(
+                seen[:, handover], hgt[:, handover], mover[handover]
             )
-            stuck = ~legal.any(axis=1)
+            stuck = ~legal.any(axis=0)
         if stuck.any():
-            result[rows[stuck]] = own[stuck] == target[stuck, None]
+            result[:, cols[stuck]] = own[:, stuck] == target[stuck]
             keep = ~stuck
-            rows, own, hgt, seen = rows[keep], own[keep], hgt[keep], seen[keep]
-            target, mover, legal, me = target[keep], mover[keep], legal[keep], me[keep]
-            if not rows.size:
+            cols, target, mover = cols[keep], target[keep], mover[keep]
+            own, hgt, legal, s_me = own[:, keep], hgt[:, keep], legal[:, keep], s_me[:, keep]
+            if not cols.size:
                 break
-        local = np.arange(rows.size)
-        own = np.where(legal, mover[:, None], own)
-        hgt = np.where(legal, seen[local, me], hgt)
-        seen = compute_sight(grid, own)
+        own = np.where(legal, mover, own)
+        hgt = np.where(legal, s_me, hgt)
+        seen = packed_sight(grid, own)
 
-    return result.reshape(2, batch, num).transpose(1, 0, 2)
+    return result.T.reshape(2, batch, num).transpose(1, 0, 2)
 
 
 def territory_margin(territory: np.ndarray) -> np.ndarray:

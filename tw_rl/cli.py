@@ -1,0 +1,362 @@
+"""The ``tw-rl`` command line: one subcommand per tool, each a parser builder and a function.
+
+    tw-rl analyze RECORD          one JSON line per position of a game record, then the result
+    tw-rl show RECORD [--ply K]   a text board (and optionally an SVG picture) of one position
+
+To add a command, write ``_add_NAME(subparsers)`` that builds its parser and sets
+``func=_cmd_NAME``, write ``_cmd_NAME(args) -> int``, and list the builder in ``COMMANDS``.
+A command reports a user mistake by raising ``CliError``: ``main`` prints it as one
+``error: ...`` line on stderr and returns exit code 2.
+
+This module stays free of the learning stack (torch, gymnasium, hydra).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import tempfile
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+from typing import TextIO
+
+import numpy as np
+
+from tw_rl.core.hexgrid import SIZES
+from tw_rl.core.notation import NOTATIONS, PASS, cell_name, parse_cell, text_board
+from tw_rl.core.rules import VARIANTS, Rules
+from tw_rl.core.state import RED, WHITE, State
+
+COLOUR_WORDS = {RED: "red", WHITE: "white"}
+
+
+class CliError(Exception):
+    """A user mistake (bad record, bad option value): one line, exit code 2."""
+
+
+# --------------------------------------------------------------------------- game records
+
+
+@dataclass
+class Position:
+    """One position of a replayed record (a batch-of-one State) and how it was reached."""
+
+    ply: int
+    state: State
+    move_name: str | None  # the move that led here, as written in the record
+
+
+def _record_words(stream: Iterable[str], label: str) -> Iterator[tuple[int, str]]:
+    """(line number, word) for each item of a record, read lazily (same syntax as parse_record)."""
+    number = 0
+    try:
+        for number, line in enumerate(stream, start=1):
+            word = line.split("#", 1)[0].strip()
+            if word:
+                yield number, word
+    except UnicodeDecodeError:
+        raise CliError(f"record {label} is not UTF-8 text (line {number + 1})") from None
+
+
+def _open_record(path: str) -> TextIO:
+    if path == "-":
+        return sys.stdin
+    try:
+        return open(path, encoding="utf-8")
+    except OSError as err:
+        raise CliError(f"cannot read record {path}: {err.strerror or err}") from None
+
+
+def _check_start(rules: Rules, red_cell: int, white_cell: int, names: tuple[str, str]) -> None:
+    grid = rules.grid
+    for colour, cell, name in (("red", red_cell, names[0]), ("white", white_cell, names[1])):
+        if cell == grid.centre:
+            raise CliError(f"start: {colour}'s start cell {name} is the centre (the neutral stack's cell)")
+        if rules.codecup and grid.on_border[cell]:
+            raise CliError(f"start: {colour}'s start cell {name} is on the border (not allowed in CodeCup)")
+    if red_cell == white_cell:
+        raise CliError(f"start: white's start cell {names[1]} is red's start cell too")
+    if rules.codecup and white_cell in grid.neighbours[red_cell]:
+        raise CliError(
+            f"start: white's start cell {names[1]} touches red's start cell {names[0]} "
+            "(not allowed in CodeCup)"
+        )
+
+
+def _illegal_reason(rules: Rules, state: State, action: int) -> str:
+    """Why a placement or pass is illegal for the side to move (one phrase)."""
+    grid = rules.grid
+    mover = int(state.to_move[0])
+    me, other = COLOUR_WORDS[mover], COLOUR_WORDS[3 - mover]
+    if action == grid.num_cells:
+        return f"{me} still has a placement; CodeCup allows a pass only without one"
+    s_me = int(state.sight[0, mover - 1, action])
+    s_other = int(state.sight[0, 2 - mover, action])
+    h = int(state.height[0, action])
+    if s_me == 0:
+        return f"{me} sees none of its stacks from there"
+    if s_me <= h:
+        return f"the stack there has height {h} and {me} sees only {s_me} of its stacks"
+    if rules.codecup and s_other > s_me:
+        return f"suicidal: {other} sees {s_other} of its stacks there, more than {me}'s {s_me}"
+    return "not a legal move in this position"
+
+
+def replay(rules: Rules, words: Iterable[tuple[int, str]], notation: str) -> Iterator[Position]:
+    """Play a record through the engine, yielding ply 0 and the position after every move.
+
+    Legality is checked before each move (``Rules.step`` would turn an illegal move into a
+    forfeit); the first bad start cell or move raises ``CliError`` naming the ply and the move.
+    Positions already yielded stay valid.
+    """
+    grid = rules.grid
+    words = iter(words)
+    starts: list[int] = []
+    names: list[str] = []
+    for colour in ("red", "white"):
+        item = next(words, None)
+        if item is None:
+            raise CliError("the record ends before red's and white's start cells (its first two lines)")
+        number, word = item
+        try:
+            starts.append(parse_cell(grid, word, notation, allow_pass=False))
+        except ValueError as err:
+            raise CliError(f"start: {colour}'s start cell (line {number}): {err}") from None
+        names.append(word)
+    _check_start(rules, starts[0], starts[1], (names[0], names[1]))
+    state = rules.start(starts[0], starts[1])
+    yield Position(0, state, None)
+    for ply, (number, word) in enumerate(words):
+        try:
+            action = parse_cell(grid, word, notation)
+        except ValueError as err:
+            raise CliError(f"ply {ply}: move {err} (line {number})") from None
+        if state.terminated[0]:
+            raise CliError(f"ply {ply}: move {word} comes after the end of the game (line {number})")
+        mover = COLOUR_WORDS[int(state.to_move[0])]
+        if not rules.legal_mask(state)[0, action]:
+            reason = _illegal_reason(rules, state, action)
+            raise CliError(f"ply {ply}: move {word} is illegal for {mover}: {reason} (line {number})")
+        state = rules.step(state, action)
+        yield Position(ply + 1, state, word)
+
+
+def _territory_counts(rules: Rules, state: State) -> tuple[int, int]:
+    rules.ensure_territory(state)
+    counts = state.territory[0].sum(axis=1)
+    return int(counts[0]), int(counts[1])
+
+
+def _legal_names(rules: Rules, state: State, notation: str) -> list[str]:
+    grid = rules.grid
+    mask = rules.legal_mask(state)[0]
+    names = sorted(cell_name(grid, int(i), notation) for i in np.flatnonzero(mask[: grid.num_cells]))
+    if mask[grid.num_cells]:
+        names.append(PASS)
+    return names
+
+
+def _result(rules: Rules, state: State) -> tuple[tuple[int, int], str | None]:
+    """((red points, white points), winner word or None while the game goes on)."""
+    points = rules.score(state)[0]
+    winner = None
+    if state.terminated[0]:
+        code = int(rules.winner(state)[0])
+        winner = COLOUR_WORDS.get(code, "draw")
+    return (int(points[0]), int(points[1])), winner
+
+
+def _add_game_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("record", metavar="RECORD", help="game record file, or - for stdin")
+    parser.add_argument("--size", type=int, choices=SIZES, default=6, help="cells per side (default 6)")
+    parser.add_argument("--rules", choices=VARIANTS, default="codecup", help="rule variant (default codecup)")
+    parser.add_argument(
+        "--notation", choices=NOTATIONS, default="diff", help="cell-name reading (default diff)"
+    )
+
+
+def _rules_of(args: argparse.Namespace) -> Rules:
+    # A record begins with both start cells already placed (after any pie choice), so the
+    # set-up option plays no part: the judge set-up is valid for both variants.
+    return Rules(args.size, args.rules, setup="judge")
+
+
+# ------------------------------------------------------------------------------- analyze
+
+
+def _add_analyze(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "analyze",
+        help="print one JSON line per position of a game record",
+        description="Replay a game record and print, for every position, the ply, the side to move, "
+        "the legal moves, the simulated territory counts and whether the game is over; then the score.",
+    )
+    _add_game_options(parser)
+    parser.set_defaults(func=_cmd_analyze)
+
+
+def _cmd_analyze(args: argparse.Namespace) -> int:
+    rules = _rules_of(args)
+    out = sys.stdout
+    stream = _open_record(args.record)
+    last: Position | None = None
+    try:
+        for position in replay(rules, _record_words(stream, args.record), args.notation):
+            state = position.state
+            red, white = _territory_counts(rules, state)
+            line = {
+                "ply": position.ply,
+                "to_move": COLOUR_WORDS[int(state.to_move[0])],
+                "legal": _legal_names(rules, state, args.notation),
+                "territory": {"red": red, "white": white},
+                "over": bool(state.terminated[0]),
+            }
+            out.write(json.dumps(line) + "\n")
+            out.flush()
+            last = position
+    finally:
+        if stream is not sys.stdin:
+            stream.close()
+    assert last is not None
+    (red_points, white_points), winner = _result(rules, last.state)
+    final = {
+        "score": {"red": red_points, "white": white_points},
+        "winner": winner,
+        "over": bool(last.state.terminated[0]),
+        "plies": last.ply,
+    }
+    out.write(json.dumps(final) + "\n")
+    out.flush()
+    return 0
+
+
+# ---------------------------------------------------------------------------------- show
+
+
+def _add_show(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "show",
+        help="draw one position of a game record as text (and optionally SVG)",
+        description="Replay a game record and draw the position at one ply (default: the last) as a "
+        "text board with the last move in brackets; --svg also writes a picture.",
+    )
+    _add_game_options(parser)
+    parser.add_argument("--ply", type=int, default=None, help="the ply to show (default: the last)")
+    parser.add_argument("--svg", metavar="FILE", default=None, help="also write an SVG picture to FILE")
+    parser.set_defaults(func=_cmd_show)
+
+
+def _write_atomic(path: str, text: str) -> None:
+    """Write ``text`` to a temporary file beside ``path``, then rename it into place."""
+    directory = os.path.dirname(os.path.abspath(path))
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".svg", dir=directory)
+    except OSError as err:
+        raise CliError(f"cannot write {path}: {err.strerror or err}") from None
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)  # mkstemp makes it private; give it a normal file's mode
+        os.replace(tmp, path)
+    except OSError as err:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise CliError(f"cannot write {path}: {err.strerror or err}") from None
+
+
+def _describe(rules: Rules, position: Position) -> str:
+    state = position.state
+    red, white = _territory_counts(rules, state)
+    (red_points, white_points), winner = _result(rules, state)
+    if position.move_name is None:
+        last = "start position"
+    else:
+        mover = COLOUR_WORDS[3 - int(state.to_move[0])]
+        last = f"last move {position.move_name} by {mover}"
+    if state.terminated[0]:
+        status = "game over, " + ("a draw" if winner == "draw" else f"{winner} wins")
+    else:
+        status = f"{COLOUR_WORDS[int(state.to_move[0])]} to move"
+    return (
+        f"ply {position.ply} ({last}); {status}; territory red {red}, white {white}; "
+        f"score red {red_points}, white {white_points}"
+    )
+
+
+def _cmd_show(args: argparse.Namespace) -> int:
+    rules = _rules_of(args)
+    grid = rules.grid
+    stream = _open_record(args.record)
+    try:
+        positions = list(replay(rules, _record_words(stream, args.record), args.notation))
+    finally:
+        if stream is not sys.stdin:
+            stream.close()
+    last_ply = positions[-1].ply
+    ply = last_ply if args.ply is None else args.ply
+    if not 0 <= ply <= last_ply:
+        raise CliError(f"--ply {ply} is out of range: the record has plies 0 to {last_ply}")
+    position = positions[ply]
+    state = position.state
+    last_move = int(state.last_move[0])
+    print(text_board(grid, state.owner[0], state.height[0], last_move, args.notation))
+    print(_describe(rules, position))
+    if args.svg:
+        from tw_rl.core.picture import svg_board
+
+        rules.ensure_territory(state)
+        picture = svg_board(
+            grid,
+            state.owner[0].tolist(),
+            state.height[0].tolist(),
+            state.territory[0, 0].tolist(),
+            state.territory[0, 1].tolist(),
+            last_move,
+            args.notation,
+        )
+        _write_atomic(args.svg, picture)
+    sys.stdout.flush()
+    return 0
+
+
+# ---------------------------------------------------------------------------------- main
+
+COMMANDS: list[Callable[[argparse._SubParsersAction], None]] = [_add_analyze, _add_show]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="tw-rl", description="Tools for the Tumbleweed RL framework.")
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    for add in COMMANDS:
+        add(subparsers)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run one command; returns the exit code (0 success, 2 usage or record error)."""
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exit_:  # argparse has printed its message (or the help)
+        return exit_.code if isinstance(exit_.code, int) else 2
+    try:
+        return args.func(args)
+    except CliError as err:
+        sys.stdout.flush()
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+    except BrokenPipeError:
+        # The reader went away (e.g. `| head`); silence the second error at exit.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
