@@ -1,0 +1,37 @@
+"""Imports point one way: core and codecup never load the RL stack; codecup not even numpy."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+BLOCKER = """
+import sys
+class Blocker:
+    def find_spec(self, name, path=None, target=None):
+        if name.split('.')[0] in {blocked!r}:
+            raise ImportError('blocked: ' + name)
+sys.meta_path.insert(0, Blocker())
+"""
+
+
+def run_blocked(blocked: set[str], code: str) -> subprocess.CompletedProcess:
+    program = BLOCKER.format(blocked=blocked) + code
+    return subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, timeout=120)
+
+
+def test_core_needs_no_rl_stack():
+    heavy = {"torch", "gymnasium", "hydra", "omegaconf", "tensorboard"}
+    code = "import pkgutil, importlib, tw_rl.core as c\n"
+    code += "for m in pkgutil.iter_modules(c.__path__): importlib.import_module('tw_rl.core.' + m.name)\n"
+    result = run_blocked(heavy, code)
+    assert result.returncode == 0, result.stderr
+
+
+def test_codecup_is_standard_library_only():
+    heavy = {"numpy", "torch", "gymnasium", "hydra", "omegaconf", "tensorboard"}
+    code = "import pkgutil, importlib, tw_rl.codecup as c\n"
+    code += "for m in pkgutil.iter_modules(c.__path__): importlib.import_module('tw_rl.codecup.' + m.name)\n"
+    code += "assert 'tw_rl.core' not in sys.modules\n"
+    result = run_blocked(heavy, code)
+    assert result.returncode == 0, result.stderr
