@@ -25,7 +25,7 @@ from typing import TextIO
 import numpy as np
 
 from tw_rl.core.hexgrid import SIZES
-from tw_rl.core.notation import NOTATIONS, PASS, cell_name, parse_cell, text_board
+from tw_rl.core.notation import NOTATIONS, PASS, cell_name, parse_cell, record_words, text_board
 from tw_rl.core.rules import VARIANTS, Rules
 from tw_rl.core.state import RED, WHITE, State
 
@@ -49,15 +49,13 @@ class Position:
 
 
 def _record_words(stream: Iterable[str], label: str) -> Iterator[tuple[int, str]]:
-    """(line number, word) for each item of a record, read lazily (same syntax as parse_record)."""
+    """(line number, word) for each item of a record, read lazily; bad bytes are a CliError."""
     number = 0
     try:
-        for number, line in enumerate(stream, start=1):
-            word = line.split("#", 1)[0].strip()
-            if word:
-                yield number, word
+        for number, word in record_words(stream):
+            yield number, word
     except UnicodeDecodeError:
-        raise CliError(f"record {label} is not UTF-8 text (line {number + 1})") from None
+        raise CliError(f"record {label} is not UTF-8 text (after line {number})") from None
 
 
 def _open_record(path: str) -> TextIO:

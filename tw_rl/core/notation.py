@@ -17,6 +17,7 @@ per line (a cell name or ``Pass``); ``#`` starts a comment and blank lines are i
 from __future__ import annotations
 
 import string
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 import numpy as np
@@ -79,13 +80,17 @@ class RecordError(ValueError):
     """A game record that cannot be read; the message names the line and the text."""
 
 
-def parse_record(grid: HexGrid, text: str, notation: str = "diff") -> Record:
-    """Read a game record; cell names are checked, legality is not (that is the rules' job)."""
-    items: list[tuple[int, str]] = []
-    for number, line in enumerate(text.splitlines(), start=1):
+def record_words(lines: Iterable[str]) -> Iterator[tuple[int, str]]:
+    """(line number, word) for each item of a record: comments and blank lines dropped, lazily."""
+    for number, line in enumerate(lines, start=1):
         word = line.split("#", 1)[0].strip()
         if word:
-            items.append((number, word))
+            yield number, word
+
+
+def parse_record(grid: HexGrid, text: str, notation: str = "diff") -> Record:
+    """Read a game record; cell names are checked, legality is not (that is the rules' job)."""
+    items = list(record_words(text.splitlines()))
     if len(items) < 2:
         raise RecordError("a record needs red's and white's start cells on its first two lines")
     cells = []
