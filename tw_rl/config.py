@@ -1,0 +1,86 @@
+"""Typed configuration of a training run: one dataclass per config group, one line per field.
+
+These are the schemas Hydra validates ``configs/`` against (registered by
+``register_configs``), so a mistyped key or a wrong type fails with a clear message. The
+library itself takes these dataclasses and never imports Hydra.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass
+class BoardConfig:
+    size: int = 6  # cells per side: 6, 8, 10 or 11
+    variant: str = "codecup"  # "codecup" or "official"
+    setup: str = ""  # "" = the variant's own set-up (judge / pie); or "judge", "pie", "free"
+    stale_end: bool = False  # BGA stale-game end (official only)
+
+
+@dataclass
+class NetConfig:
+    name: str = "small"  # label of the preset, for logs
+    blocks: int = 4  # residual blocks
+    channels: int = 48  # channels of the trunk
+    pool_every: int = 2  # a global-pooling block every k blocks (0 = none)
+    head_channels: int = 32  # channels of the policy / territory heads and the pooled features
+
+
+@dataclass
+class SearchConfigSchema:
+    simulations: int = 64  # full-search simulations per move
+    cheap_simulations: int = 16  # playout-cap randomization: simulations of a cheap move
+    full_search_fraction: float = 0.25  # share of moves searched fully (and trained on)
+    root: str = "puct"  # "puct" or "gumbel"
+    c_puct: float = 1.5  # PUCT exploration weight
+    dirichlet_alpha: float = 0.3  # root noise (puct, self-play)
+    dirichlet_fraction: float = 0.25  # share of root noise
+    fpu_reduction: float = 0.2  # first-play urgency: parent value minus this
+    gumbel_actions: int = 16  # root candidates (gumbel)
+    temperature_moves: int = 12  # moves per game played with temperature 1, then greedy
+
+
+@dataclass
+class SelfPlayConfig:
+    games_per_generation: int = 64  # games finished per generation
+    parallel_games: int = 64  # games searched together (the batch of the search)
+    resign: bool = False  # reserved: no resignation yet
+
+
+@dataclass
+class LearnerConfig:
+    batch_size: int = 256  # samples per gradient step
+    steps_per_generation: int = 100  # gradient steps after each generation of self-play
+    learning_rate: float = 2e-3  # AdamW learning rate
+    weight_decay: float = 1e-4  # AdamW weight decay
+    replay_window: int = 60000  # newest samples the learner draws from
+    min_samples: int = 512  # samples needed before the first training step
+    value_weight: float = 1.0  # loss weights per head
+    territory_weight: float = 0.5
+    score_weight: float = 0.5
+
+
+@dataclass
+class EvalConfig:
+    every: int = 2  # evaluate every k generations (0 = never)
+    games: int = 32  # games per opponent
+    simulations: int = 32  # simulations per move of the network in evaluation
+    opponents: list[str] = field(default_factory=lambda: ["random", "greedy", "previous"])
+
+
+@dataclass
+class TrainConfig:
+    board: BoardConfig = field(default_factory=BoardConfig)
+    net: NetConfig = field(default_factory=NetConfig)
+    search: SearchConfigSchema = field(default_factory=SearchConfigSchema)
+    selfplay: SelfPlayConfig = field(default_factory=SelfPlayConfig)
+    learner: LearnerConfig = field(default_factory=LearnerConfig)
+    eval: EvalConfig = field(default_factory=EvalConfig)
+    generations: int = 20  # self-play + training cycles (the run stops after these)
+    max_minutes: float = 0.0  # stop after this wall time (0 = no limit); resumable
+    seed: int = 0  # seeds numpy and torch
+    device: str = "auto"  # "auto" (cuda if present), "cpu" or "cuda"
+    threads: int = 0  # torch CPU threads (0 = torch's default)
+    run_dir: str = ""  # where the run lives; scripts/train.py fills it from Hydra
+    progress: bool = True  # a progress bar in the terminal
