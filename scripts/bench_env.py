@@ -104,13 +104,18 @@ def main(argv: list[str] | None = None) -> int:
         fast = batched_random_play(rules, args.batch, args.seed)
         print(f"[{variant}] scalar twin, {scalar_games} games ...", file=sys.stderr, flush=True)
         slow = scalar_random_play(args.size, variant, scalar_games, args.seed)
-        results[variant] = {"batched": fast, "scalar": slow, "ratio": fast["moves_per_s"] / slow["moves_per_s"]}
+        results[variant] = {
+            "batched": fast,
+            "scalar": slow,
+            "ratio": fast["moves_per_s"] / slow["moves_per_s"],
+        }
 
     if args.json:
         print(json.dumps({"size": args.size, "batch": args.batch, **results}))
         return 0
     print(f"random play, {args.size} cells per side, batch {args.batch}, seed {args.seed}")
-    print(f"{'rules':<9} {'batched moves/s':>16} {'scalar moves/s':>15} {'ratio':>7} {'end det.':>9} {'masks':>7}")
+    header = ("rules", "batched moves/s", "scalar moves/s", "ratio", "end det.", "masks")
+    print("{:<9} {:>16} {:>15} {:>7} {:>9} {:>7}".format(*header))
     for variant, r in results.items():
         b, s = r["batched"], r["scalar"]
         print(

@@ -2,6 +2,7 @@
 
     tw-rl analyze RECORD          one JSON line per position of a game record, then the result
     tw-rl show RECORD [--ply K]   a text board (and optionally an SVG picture) of one position
+    tw-rl referee A B [--games N]  a match between two CodeCup-protocol programs
 
 To add a command, write ``_add_NAME(subparsers)`` that builds its parser and sets
 ``func=_cmd_NAME``, write ``_cmd_NAME(args) -> int``, and list the builder in ``COMMANDS``.
@@ -323,9 +324,85 @@ def _cmd_show(args: argparse.Namespace) -> int:
     return 0
 
 
+# ------------------------------------------------------------------------------- referee
+
+
+def _add_referee(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "referee",
+        help="play a match between two CodeCup-protocol programs",
+        description="Play games between two programs that speak the CodeCup protocol on stdin/stdout, "
+        "judge them by the CodeCup rules (faults included), and write every game, results.jsonl and "
+        "summary.json to a results folder. Pairs of games share a judge-drawn opening; A is red in "
+        "games 1, 3, 5, ...",
+    )
+    parser.add_argument("program_a", metavar="A", help='command line of program A, e.g. "python bot.py"')
+    parser.add_argument("program_b", metavar="B", help="command line of program B")
+    parser.add_argument("--games", type=int, default=2, help="number of games (default 2)")
+    parser.add_argument("--jobs", type=int, default=1, help="games played at once (default 1)")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the drawn openings (default 0)")
+    parser.add_argument("--size", type=int, choices=SIZES, default=6, help="cells per side (default 6)")
+    parser.add_argument(
+        "--time", type=float, default=30.0, help="thinking seconds per player per game (default 30)"
+    )
+    parser.add_argument(
+        "--notation", choices=NOTATIONS, default="diff", help="cell-name reading (default diff)"
+    )
+    parser.add_argument(
+        "--out", metavar="DIR", default=None, help="results folder (default referee-results/<time stamp>)"
+    )
+    parser.set_defaults(func=_cmd_referee)
+
+
+def _cmd_referee(args: argparse.Namespace) -> int:
+    import signal
+    import threading
+    import time
+
+    from tw_rl import referee
+
+    out = args.out or os.path.join("referee-results", time.strftime("%Y%m%d-%H%M%S"))
+
+    def terminate(signum, frame):
+        raise KeyboardInterrupt
+
+    # A kill (SIGTERM) stops the match as Ctrl-C does; handlers can only be set in the main thread.
+    in_main = threading.current_thread() is threading.main_thread()
+    previous = signal.signal(signal.SIGTERM, terminate) if in_main else None
+    try:
+        a = referee.Program.parse("A", args.program_a)
+        b = referee.Program.parse("B", args.program_b)
+        match = referee.run_match(
+            a,
+            b,
+            games=args.games,
+            seed=args.seed,
+            size=args.size,
+            time_limit=args.time,
+            jobs=args.jobs,
+            notation=args.notation,
+            out_dir=out,
+            progress=True,
+        )
+    except referee.RefereeError as err:
+        raise CliError(str(err)) from None
+    except KeyboardInterrupt:
+        print(f"interrupted: the finished games are in {out}", file=sys.stderr)
+        return 130
+    finally:
+        if in_main:
+            signal.signal(signal.SIGTERM, previous)
+    print(referee.format_table(match))
+    sys.stdout.flush()
+    hint = match.crash_hint()
+    if hint:
+        print(f"hint: {hint}", file=sys.stderr)
+    return 0
+
+
 # ---------------------------------------------------------------------------------- main
 
-COMMANDS: list[Callable[[argparse._SubParsersAction], None]] = [_add_analyze, _add_show]
+COMMANDS: list[Callable[[argparse._SubParsersAction], None]] = [_add_analyze, _add_show, _add_referee]
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -84,3 +84,30 @@ class TrainConfig:
     threads: int = 0  # torch CPU threads (0 = torch's default)
     run_dir: str = ""  # where the run lives; scripts/train.py fills it from Hydra
     progress: bool = True  # a progress bar in the terminal
+
+
+SCHEMAS = {
+    "board": BoardConfig,
+    "net": NetConfig,
+    "search": SearchConfigSchema,
+    "selfplay": SelfPlayConfig,
+    "learner": LearnerConfig,
+    "eval": EvalConfig,
+}  # config group -> its schema
+
+
+def register_configs() -> None:
+    """Store the schemas in Hydra's ConfigStore (call before composing ``configs/``).
+
+    ``train_schema`` (``TrainConfig``) is the first entry of the defaults list of
+    ``configs/train.yaml``, so every group file, experiment and override merges into a typed
+    node. Each group's schema is also stored in its group as ``<group>_schema`` (e.g.
+    ``board/board_schema``), for configs that extend a single group. Hydra is imported here
+    only, so that the library never needs it.
+    """
+    from hydra.core.config_store import ConfigStore
+
+    store = ConfigStore.instance()
+    store.store(name="train_schema", node=TrainConfig)
+    for group, schema in SCHEMAS.items():
+        store.store(group=group, name=f"{group}_schema", node=schema)

@@ -76,25 +76,32 @@ class BatchedMCTS:
         state: State,
         policy_value: PolicyValue,
         rng: np.random.Generator,
-        simulations: int | None = None,
-        noise: bool = True,
+        simulations: int | np.ndarray | None = None,
+        noise: bool | np.ndarray = True,
     ) -> SearchResult:
-        """Search every (unfinished) game of ``state`` and return policies, values and moves."""
+        """Search every (unfinished) game of ``state`` and return policies, values and moves.
+
+        ``simulations`` and ``noise`` may be given per game (arrays of length B): games with
+        fewer simulations simply stop earlier, so cheap and full searches share one call.
+        """
         cfg = self.config
-        sims = max(1, cfg.simulations if simulations is None else simulations)
-        tree = _Tree(self.rules, state, sims + 1)
+        batch = state.batch_size
+        sims = np.broadcast_to(np.asarray(cfg.simulations if simulations is None else simulations), (batch,))
+        sims = np.maximum(sims.astype(np.int64), 1)
+        noise = np.broadcast_to(np.asarray(noise, dtype=bool), (batch,))
+        tree = _Tree(self.rules, state, int(sims.max()) + 1)
         legal = self.rules.legal_mask(state)
         priors, values = policy_value(state)
         priors = _normalise(priors, legal)
-        tree.expand(np.arange(tree.batch), np.zeros(tree.batch, dtype=np.int64), priors, legal, state)
+        tree.expand(np.arange(batch), np.zeros(batch, dtype=np.int64), priors, legal, state)
         tree.root_value[:] = values
 
         if cfg.root == "gumbel":
             return self._gumbel(tree, policy_value, rng, sims, priors, legal, values, noise)
-        if noise:
-            tree.prior[:, 0] = self._noisy(priors, legal, rng)
-        for _ in range(sims):
-            self._simulate(tree, policy_value, forced_root=None)
+        if noise.any():
+            tree.prior[noise, 0] = self._noisy(priors[noise], legal[noise], rng)
+        for k in range(int(sims.max())):
+            self._simulate(tree, policy_value, forced_root=None, searching=sims > k)
         visits = tree.visits[:, 0].copy()
         policy = _normalise(visits, legal)
         action = np.where(legal.any(axis=1), np.argmax(np.where(legal, visits, -1), axis=1), 0)
@@ -124,14 +131,16 @@ class BatchedMCTS:
         noise /= np.maximum(noise.sum(axis=1, keepdims=True), 1e-12)
         return (1 - cfg.dirichlet_fraction) * priors + cfg.dirichlet_fraction * noise
 
-    def _simulate(self, tree: _Tree, policy_value: PolicyValue, forced_root: np.ndarray | None) -> None:
-        """One simulation in every tree: select, expand one leaf, back up."""
+    def _simulate(
+        self, tree: _Tree, policy_value: PolicyValue, forced_root: np.ndarray | None, searching: np.ndarray
+    ) -> None:
+        """One simulation in every tree still ``searching``: select, expand one leaf, back up."""
         cfg = self.config
         batch = tree.batch
         rows = np.arange(batch)
         node = np.zeros(batch, dtype=np.int64)
         path_nodes, path_actions = [], []
-        descending = ~tree.terminal[rows, 0]
+        descending = searching & ~tree.terminal[rows, 0]
         leaf_action = np.full(batch, -1, dtype=np.int64)
         depth = 0
         while descending.any():
@@ -181,7 +190,7 @@ class BatchedMCTS:
                 tree.terminal_value[expand[finished], new_node[finished]] = rewards
             node[expand] = new_node
         # Leaves that were terminal already: their stored result.
-        old = np.flatnonzero((leaf_action < 0) & tree.terminal[rows, node])
+        old = np.flatnonzero(searching & (leaf_action < 0) & tree.terminal[rows, node])
         seat_values[old] = tree.terminal_value[old, node[old]]
 
         for (idx, n), action in zip(path_nodes, path_actions, strict=True):
@@ -193,7 +202,7 @@ class BatchedMCTS:
         cfg = self.config
         batch, num_actions = priors.shape
         logits = np.where(legal, np.log(np.maximum(priors, 1e-12)), -np.inf)
-        gumbel = rng.gumbel(size=priors.shape) if noise else np.zeros(priors.shape)
+        gumbel = np.where(noise[:, None], rng.gumbel(size=priors.shape), 0.0)
         score = np.where(legal, gumbel + logits, -np.inf)
         m = np.minimum(cfg.gumbel_actions, legal.sum(axis=1))
         order = np.argsort(-score, axis=1)
@@ -201,18 +210,19 @@ class BatchedMCTS:
         np.put_along_axis(rank, order, np.arange(num_actions)[None, :], axis=1)
         considered = (rank < m[:, None]) & legal
         phases = max(1, int(np.ceil(np.log2(max(2, cfg.gumbel_actions)))))
+        budget = int(sims.max())
         used = 0
-        while used < sims:
+        while used < budget:
             k = np.maximum(considered.sum(axis=1), 1)
-            per_action = max(1, (sims // phases) // int(k.max()))
+            per_action = max(1, (budget // phases) // int(k.max()))
             for _ in range(per_action * int(k.max())):
-                if used >= sims:
+                if used >= budget:
                     break
                 # Visit the considered action with the fewest visits (ties: best score).
                 visits = tree.visits[:, 0]
                 key = np.where(considered, -visits * 1e6 + score, -np.inf)
                 forced = np.argmax(key, axis=1)
-                self._simulate(tree, policy_value, forced_root=forced)
+                self._simulate(tree, policy_value, forced_root=forced, searching=sims > used)
                 used += 1
             # Halve: keep the better half by g + logit + sigma(q).
             q = self._completed_q(tree, priors, values, legal)

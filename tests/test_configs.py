@@ -1,0 +1,292 @@
+"""The Hydra configs: every file composes into a TrainConfig, typos and wrong types fail, and
+scripts/train.py hands the composed config to tw_rl.loop.train (faked here: no training)."""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib.util
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+hydra = pytest.importorskip("hydra")
+from hydra import compose, initialize_config_dir  # noqa: E402
+from hydra.errors import ConfigCompositionException, MissingConfigException  # noqa: E402
+from omegaconf import OmegaConf  # noqa: E402
+
+from tw_rl.config import (  # noqa: E402
+    SCHEMAS,
+    EvalConfig,
+    LearnerConfig,
+    SelfPlayConfig,
+    TrainConfig,
+    register_configs,
+)
+
+ROOT = Path(__file__).resolve().parent.parent
+CONFIGS = ROOT / "configs"
+SCRIPT = ROOT / "scripts" / "train.py"
+GROUPS = list(SCHEMAS)  # board, net, search, selfplay, learner, eval
+
+
+def options(group: str) -> list[str]:
+    return sorted(p.stem for p in (CONFIGS / group).glob("*.yaml"))
+
+
+def compose_train(overrides: list[str] = (), config_dir: Path = CONFIGS, hydra_config: bool = False):
+    register_configs()
+    with initialize_config_dir(config_dir=str(config_dir), version_base="1.3"):
+        return compose("train", overrides=list(overrides), return_hydra_config=hydra_config)
+
+
+def train_config(overrides: list[str] = ()) -> TrainConfig:
+    cfg = OmegaConf.to_object(compose_train(overrides))
+    assert isinstance(cfg, TrainConfig)
+    return cfg
+
+
+# ----------------------------------------------------------------------- composition
+
+
+def test_every_group_has_its_folder_and_the_named_options():
+    assert {p.name for p in CONFIGS.iterdir() if p.is_dir()} == set(GROUPS) | {"experiment", "debug"}
+    assert options("board") == ["codecup6", "codecup8", "official6", "official8"]
+    assert options("net") == ["large", "medium", "small", "tiny"]
+    assert options("search") == ["cheap", "default", "gumbel"]
+    for group in ("selfplay", "learner", "eval"):
+        assert "default" in options(group)
+
+
+def test_the_primary_config_equals_the_dataclass_defaults():
+    """configs/train.yaml and its default options restate the defaults of tw_rl.config."""
+    cfg = train_config()
+    assert cfg == TrainConfig()
+    assert isinstance(cfg.selfplay, SelfPlayConfig) and isinstance(cfg.eval, EvalConfig)
+    assert isinstance(cfg.learner, LearnerConfig) and isinstance(cfg.learner.learning_rate, float)
+
+
+@pytest.mark.parametrize("group,option", [(g, o) for g in GROUPS for o in options(g)])
+def test_every_group_option_composes_with_its_values(group, option):
+    cfg = train_config([f"{group}={option}"])
+    node = getattr(cfg, group)
+    assert isinstance(node, SCHEMAS[group])
+    written = OmegaConf.to_container(OmegaConf.load(CONFIGS / group / f"{option}.yaml"))
+    assert set(written) == {f.name for f in dataclasses.fields(node)}, "group files hold every field"
+    assert dataclasses.asdict(node) == written
+
+
+@pytest.mark.parametrize(
+    "option,values",
+    [
+        ("tiny", (2, 16, 2, 8)),
+        ("small", (4, 48, 2, 32)),
+        ("medium", (8, 96, 3, 48)),
+        ("large", (12, 128, 3, 64)),
+    ],
+)
+def test_net_presets(option, values):
+    net = train_config([f"net={option}"]).net
+    assert (net.blocks, net.channels, net.pool_every, net.head_channels) == values
+    assert net.name == option
+
+
+def test_boards():
+    for option, size, variant in [
+        ("codecup6", 6, "codecup"),
+        ("codecup8", 8, "codecup"),
+        ("official6", 6, "official"),
+        ("official8", 8, "official"),
+    ]:
+        board = train_config([f"board={option}"]).board
+        assert (board.size, board.variant) == (size, variant)
+
+
+def test_search_presets():
+    assert train_config(["search=gumbel"]).search.root == "gumbel"
+    cheap = train_config(["search=cheap"]).search
+    assert cheap.simulations < TrainConfig().search.simulations
+    for option in options("search"):
+        search = train_config([f"search={option}"]).search
+        assert search.cheap_simulations <= search.simulations
+
+
+def test_experiment_board8_medium():
+    cfg = train_config(["experiment=board8_medium"])
+    assert (cfg.board.size, cfg.board.variant, cfg.net.name, cfg.net.blocks) == (8, "codecup", "medium", 8)
+    assert cfg.search.simulations > TrainConfig().search.simulations
+    assert cfg.device == "auto"
+    assert cfg.learner == TrainConfig().learner  # only the differences change
+
+
+def test_experiment_gumbel_few_sims():
+    cfg = train_config(["experiment=gumbel_few_sims"])
+    assert (cfg.search.root, cfg.search.simulations) == ("gumbel", 16)
+    assert cfg.search.cheap_simulations <= cfg.search.simulations
+    assert cfg.net == TrainConfig().net and cfg.board == TrainConfig().board
+
+
+@pytest.mark.parametrize("experiment", options("experiment"))
+def test_every_experiment_composes_alone_and_under_debug(experiment):
+    assert train_config([f"experiment={experiment}"]) != TrainConfig()
+    cfg = train_config([f"experiment={experiment}", "debug=default"])
+    assert cfg.generations == 2 and cfg.net.name == "tiny"  # debug comes last and wins
+
+
+@pytest.mark.parametrize("debug", options("debug"))
+def test_every_debug_preset_is_small(debug):
+    cfg = train_config([f"debug={debug}"])
+    assert cfg.net.name == "tiny" and cfg.generations <= 2 and not cfg.progress
+    assert 4 <= cfg.selfplay.games_per_generation <= 8 and cfg.search.simulations <= 8
+    assert cfg.learner.batch_size <= 32 and cfg.learner.min_samples <= 64
+    assert (cfg.eval.every, cfg.eval.games) == (1, 2)
+
+
+def test_debug_default_values():
+    cfg = train_config(["debug=default"])
+    assert (cfg.generations, cfg.selfplay.games_per_generation, cfg.search.simulations) == (2, 4, 8)
+    assert cfg.board == TrainConfig().board
+
+
+def test_hydra_settings():
+    hc = compose_train(hydra_config=True).hydra
+    assert hc.run.dir.startswith("runs/") and hc.sweep.dir.startswith("runs/")
+    assert hc.job.chdir is False
+    assert compose_train(["debug=default"], hydra_config=True).hydra.run.dir.startswith("runs/debug/")
+
+
+# ----------------------------------------------------------------------- overrides and errors
+
+
+def test_overrides():
+    cfg = train_config(["net=tiny", "search.simulations=32", "seed=7", "eval.opponents=[random]"])
+    assert (cfg.net.name, cfg.search.simulations, cfg.seed, cfg.eval.opponents) == ("tiny", 32, 7, ["random"])
+    cfg = train_config(["experiment=gumbel_few_sims", "search.simulations=24", "learner.learning_rate=1e-3"])
+    assert (cfg.search.root, cfg.search.simulations, cfg.learner.learning_rate) == ("gumbel", 24, 1e-3)
+
+
+@pytest.mark.parametrize("override", ["search.simz=3", "simz=3", "board.sizes=8", "eval.oponents=[random]"])
+def test_a_mistyped_key_fails(override):
+    with pytest.raises(ConfigCompositionException, match="Could not override"):
+        compose_train([override])
+
+
+@pytest.mark.parametrize(
+    "override",
+    [
+        "search.simulations=abc",
+        "net.blocks=2.5",
+        "board.stale_end=maybe",
+        "generations=[1,2]",
+        "eval.every=x",
+    ],
+)
+def test_a_wrong_type_fails(override):
+    with pytest.raises(ConfigCompositionException, match="Error merging override"):
+        compose_train([override])
+
+
+def test_an_unknown_option_fails():
+    with pytest.raises(MissingConfigException, match="board/nope"):
+        compose_train(["board=nope"])
+
+
+def test_a_typo_or_a_wrong_type_in_a_file_fails(tmp_path):
+    config_dir = tmp_path / "configs"
+    shutil.copytree(CONFIGS, config_dir)
+    (config_dir / "board" / "typo.yaml").write_text("size: 6\nvariant: codecup\nsetupp: judge\n")
+    (config_dir / "experiment" / "typo.yaml").write_text("# @package _global_\nsearch:\n  simz: 3\n")
+    (config_dir / "experiment" / "wrong.yaml").write_text("# @package _global_\nnet:\n  blocks: many\n")
+    with pytest.raises(ConfigCompositionException, match="Key 'setupp' not in 'BoardConfig'"):
+        compose_train(["board=typo"], config_dir)
+    with pytest.raises(ConfigCompositionException, match="Key 'simz' not in 'SearchConfigSchema'"):
+        compose_train(["experiment=typo"], config_dir)
+    with pytest.raises(ConfigCompositionException, match="could not be converted to Integer"):
+        compose_train(["experiment=wrong"], config_dir)
+
+
+def load_script():
+    spec = importlib.util.spec_from_file_location("train_script", SCRIPT)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_an_appended_unknown_key_fails_in_the_script():
+    """`+search.simz=3` gets past Hydra (it appends); the script's conversion rejects it."""
+    to_train_config = load_script().to_train_config
+    assert to_train_config(compose_train(["net=tiny"])).net.name == "tiny"
+    for override, key in [("+search.simz=3", "simz"), ("+foo=1", "foo")]:
+        with pytest.raises(Exception, match=f"Key '{key}' not in"):
+            to_train_config(compose_train([override]))
+
+
+def test_the_library_does_not_import_hydra():
+    code = (
+        "import sys\n"
+        "import tw_rl.config\n"
+        "assert not {'hydra', 'omegaconf'} & set(sys.modules), sorted(sys.modules)\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=60
+    )
+    assert result.returncode == 0, result.stderr
+
+
+# ----------------------------------------------------------------------- the script
+
+FAKE_LOOP = """
+import dataclasses, json, runpy, sys, types
+loop = types.ModuleType("tw_rl.loop")
+def train(cfg):
+    print("TRAIN " + type(cfg).__name__ + " " + json.dumps(dataclasses.asdict(cfg)))
+    return {}
+loop.train = train
+sys.modules["tw_rl.loop"] = loop
+sys.argv = [SCRIPT] + ARGS
+runpy.run_path(SCRIPT, run_name="__main__")
+"""
+
+
+def run_script(args: list[str]) -> subprocess.CompletedProcess:
+    code = FAKE_LOOP.replace("SCRIPT", repr(str(SCRIPT))).replace("ARGS", repr(args))
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=60)
+
+
+def test_the_script_calls_train_with_a_train_config(tmp_path):
+    result = run_script(["debug=default", "search.simulations=6", f"hydra.run.dir={tmp_path / 'run'}"])
+    assert result.returncode == 0, result.stderr
+    line = next(x for x in result.stdout.splitlines() if x.startswith("TRAIN "))
+    kind, payload = line.split(" ", 2)[1:]
+    cfg = json.loads(payload)
+    assert kind == "TrainConfig"
+    assert (cfg["net"]["name"], cfg["search"]["simulations"], cfg["generations"]) == ("tiny", 6, 2)
+    assert Path(cfg["run_dir"]) == tmp_path / "run"
+    assert (tmp_path / "run" / ".hydra" / "config.yaml").exists()
+
+
+def test_the_script_keeps_a_given_run_dir_and_rejects_typos(tmp_path):
+    result = run_script(
+        ["experiment=gumbel_few_sims", f"run_dir={tmp_path / 'mine'}", f"hydra.run.dir={tmp_path}"]
+    )
+    assert result.returncode == 0, result.stderr
+    assert f'"run_dir": "{tmp_path / "mine"}"' in result.stdout
+    result = run_script(["search.simz=3", f"hydra.run.dir={tmp_path}"])
+    assert result.returncode != 0 and "search.simz" in result.stderr and "TRAIN" not in result.stdout
+
+
+@pytest.mark.slow
+def test_the_debug_preset_trains(tmp_path):
+    """End to end, for real: python scripts/train.py debug=default (once tw_rl.loop exists)."""
+    pytest.importorskip("tw_rl.loop")
+    result = subprocess.run(
+        [sys.executable, str(SCRIPT), "debug=default", "device=cpu", f"hydra.run.dir={tmp_path}"],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=600,
+    )
+    assert result.returncode == 0, result.stderr[-3000:]

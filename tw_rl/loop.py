@@ -1,0 +1,205 @@
+"""The AlphaZero cycle, top to bottom: self-play, replay, learn, checkpoint, evaluate, log.
+
+A run lives in one folder::
+
+    run_dir/
+      config.json                 the resolved config
+      selfplay/shard-*.npz        samples, written as games finish (atomic)
+      checkpoints/ckpt-g*.pt      the network after each generation (atomic, weights_only)
+      tb/                         TensorBoard events: selfplay/, train/, arena/, perf/
+      metrics.jsonl               one line per generation (the same figures as TensorBoard)
+
+Starting a run whose folder already holds checkpoints resumes from the newest readable one;
+the generation in progress keeps the games already written to disk and plays the rest.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import time
+from pathlib import Path
+
+import numpy as np
+import torch
+from torch.utils.tensorboard import SummaryWriter
+
+from tw_rl.config import TrainConfig
+from tw_rl.core.baselines import BASELINES
+from tw_rl.core.rules import Rules
+from tw_rl.learner import Learner, latest_checkpoint, net_from_checkpoint, save_checkpoint
+from tw_rl.match import play_match, search_player
+from tw_rl.net import NetPolicyValue, build_net, resolve_device
+from tw_rl.replay import ReplayWindow, shard_games, write_shard
+from tw_rl.selfplay import play_games, search_config
+
+
+def _progress_bar(enabled: bool, total: int, initial: int):
+    from tqdm import tqdm
+
+    return tqdm(total=total, initial=initial, disable=not enabled, unit="gen", dynamic_ncols=True)
+
+
+def train(cfg: TrainConfig) -> dict:
+    """Run (or resume) a training run; returns the last generation's metrics."""
+    if not cfg.run_dir:
+        raise ValueError("cfg.run_dir must name the run's folder")
+    run_dir = Path(cfg.run_dir)
+    run_dir.mkdir(parents=True, exist_ok=True)
+    (run_dir / "config.json").write_text(json.dumps(dataclasses.asdict(cfg), indent=2))
+    if cfg.threads > 0:
+        torch.set_num_threads(cfg.threads)
+    device = resolve_device(cfg.device)
+    rules = Rules(cfg.board.size, cfg.board.variant, cfg.board.setup, cfg.board.stale_end)
+    eval_rules = Rules(cfg.board.size, cfg.board.variant, "judge", cfg.board.stale_end)
+    torch.manual_seed(cfg.seed)
+
+    net = build_net(cfg.net, cfg.board.size).to(device)
+    learner = Learner(net, rules, cfg.learner, device)
+    first_generation = 0
+    resumed = latest_checkpoint(run_dir / "checkpoints")
+    if resumed is not None:
+        path, payload = resumed
+        if int(payload["size"]) != cfg.board.size:
+            raise ValueError(f"{path} is for board size {payload['size']}, the config says {cfg.board.size}")
+        learner.restore(payload)
+        first_generation = int(payload["generation"]) + 1
+    # One generator per generation, derived from the seed: a resumed run continues reproducibly.
+    writer = SummaryWriter(str(run_dir / "tb"))
+    writer.add_text(
+        "config", "```\n" + json.dumps(dataclasses.asdict(cfg), indent=2) + "\n```", first_generation
+    )
+    replay = ReplayWindow(run_dir / "selfplay", cfg.learner.replay_window)
+    policy_value = NetPolicyValue(net, rules, device)
+    metrics: dict = {}
+    started = time.monotonic()
+    bar = _progress_bar(cfg.progress, cfg.generations, first_generation)
+    try:
+        for generation in range(first_generation, cfg.generations):
+            if cfg.max_minutes and (time.monotonic() - started) / 60 >= cfg.max_minutes:
+                break
+            rng = np.random.default_rng([cfg.seed, generation])
+            metrics = {"generation": generation}
+            metrics.update(_self_play(cfg, rules, policy_value, run_dir, generation, rng, writer))
+            metrics.update(_learn(cfg, learner, replay, rng, writer, generation))
+            save_checkpoint(
+                run_dir / "checkpoints", generation, learner.checkpoint(generation, dataclasses.asdict(cfg))
+            )
+            if cfg.eval.every and (generation + 1) % cfg.eval.every == 0:
+                metrics.update(
+                    _evaluate(cfg, eval_rules, policy_value, run_dir, generation, rng, writer, device)
+                )
+            writer.add_scalar("perf/elapsed_minutes", (time.monotonic() - started) / 60, generation)
+            writer.flush()
+            with open(run_dir / "metrics.jsonl", "a") as handle:
+                handle.write(json.dumps(metrics) + "\n")
+            bar.update(1)
+            bar.set_postfix(
+                {k: round(v, 3) for k, v in metrics.items() if k in ("train/policy", "arena/vs_greedy")}
+            )
+    finally:
+        bar.close()
+        writer.close()
+    return metrics
+
+
+def _self_play(cfg, rules, policy_value, run_dir, generation, rng, writer) -> dict:
+    folder = run_dir / "selfplay"
+    done = shard_games(folder, generation)
+    remaining = cfg.selfplay.games_per_generation - done
+    if remaining <= 0:
+        return {}
+    evaluations_before = policy_value.evaluations
+
+    def store(games: int, samples) -> None:
+        write_shard(folder, generation, games, samples)
+
+    stats = play_games(
+        rules,
+        policy_value,
+        cfg.search,
+        remaining,
+        cfg.selfplay.parallel_games,
+        rng,
+        store,
+        chunk_games=max(1, cfg.selfplay.parallel_games // 4),
+    )
+    seconds = max(stats.seconds, 1e-9)
+    out = {
+        "selfplay/games": stats.games,
+        "selfplay/samples": stats.samples,
+        "selfplay/game_length": float(np.mean(stats.game_lengths)) if stats.game_lengths else 0.0,
+        "selfplay/red_win_rate": stats.red_wins / max(stats.games, 1),
+        "perf/games_per_s": stats.games / seconds,
+        "perf/samples_per_s": stats.samples / seconds,
+        "perf/moves_per_s": stats.moves / seconds,
+        "perf/simulations_per_s": stats.simulations / seconds,
+        "perf/evaluations_per_s": (policy_value.evaluations - evaluations_before) / seconds,
+    }
+    for key, value in out.items():
+        writer.add_scalar(key, value, generation)
+    return out
+
+
+def _learn(cfg, learner: Learner, replay: ReplayWindow, rng, writer, generation) -> dict:
+    available = replay.refresh()
+    writer.add_scalar("train/replay_samples", available, generation)
+    if available < cfg.learner.min_samples:
+        return {"train/replay_samples": available}
+    start = time.perf_counter()
+    totals: dict[str, float] = {}
+    for _ in range(cfg.learner.steps_per_generation):
+        parts = learner.train_step(replay.sample(cfg.learner.batch_size, rng), rng)
+        for key, value in parts.items():
+            totals[key] = totals.get(key, 0.0) + value
+    seconds = max(time.perf_counter() - start, 1e-9)
+    out = {f"train/{k}": v / cfg.learner.steps_per_generation for k, v in totals.items()}
+    out["train/replay_samples"] = available
+    out["train/step"] = learner.step
+    out["perf/train_samples_per_s"] = cfg.learner.steps_per_generation * cfg.learner.batch_size / seconds
+    for key, value in out.items():
+        writer.add_scalar(key, value, generation)
+    return out
+
+
+def _evaluate(cfg, rules, policy_value, run_dir, generation, rng, writer, device) -> dict:
+    search = search_config(cfg.search)
+    search.simulations = cfg.eval.simulations
+    me = search_player(policy_value, search)
+    out = {}
+    for name in cfg.eval.opponents:
+        if name in BASELINES:
+            opponent = _baseline_player(name)
+        elif name == "previous":
+            previous = run_dir / "checkpoints" / f"ckpt-g{generation - cfg.eval.every:06d}.pt"
+            found = latest_checkpoint_at(previous)
+            if found is None:
+                continue
+            old = NetPolicyValue(net_from_checkpoint(found, device), policy_value.rules, device)
+            opponent = search_player(old, search)
+        else:
+            raise ValueError(f"unknown evaluation opponent {name!r}: use random, greedy or previous")
+        result = play_match(rules, me, opponent, cfg.eval.games, rng)
+        out[f"arena/vs_{name}"] = result.score
+        writer.add_scalar(f"arena/vs_{name}", result.score, generation)
+    return out
+
+
+def latest_checkpoint_at(path: Path) -> dict | None:
+    from tw_rl.learner import CheckpointError, load_checkpoint
+
+    if not path.exists():
+        return None
+    try:
+        return load_checkpoint(path)
+    except CheckpointError:
+        return None
+
+
+def _baseline_player(name: str):
+    act = BASELINES[name]
+
+    def play(rules, state, rng):
+        return act(rules, state, rng)
+
+    return play

@@ -1,0 +1,140 @@
+"""Self-play samples on disk: shards written atomically, and a replay window over them.
+
+A shard is one ``.npz`` file of finished games' samples (compact positions plus targets). It is
+written to a temporary name and renamed, so a shard either exists whole or not at all; one that
+is damaged anyway (a copy cut short, a full disk) is skipped with a warning when read.
+
+Per sample::
+
+    owner, height  int8 [N]   the position (sight and territory are recomputed when encoding)
+    to_move        int8       RED or WHITE;  passes int8: consecutive passes before it
+    policy         float16 [N+1]  the search policy (training target)
+    value          int8       final result for the side to act: 1 win, 0 draw, -1 loss
+    territory      int8 [N]   final simulated territory: 1 mine, -1 theirs, 0 neither or both
+    score          float32    final territory margin / N for the side to act
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import warnings
+import zipfile
+from dataclasses import dataclass, fields
+from pathlib import Path
+
+import numpy as np
+
+SHARD_PATTERN = re.compile(r"shard-g(\d+)-(\d+)-n(\d+)\.npz$")
+
+
+@dataclass
+class Samples:
+    """A column-wise batch of samples (see the module docstring)."""
+
+    owner: np.ndarray
+    height: np.ndarray
+    to_move: np.ndarray
+    passes: np.ndarray
+    policy: np.ndarray
+    value: np.ndarray
+    territory: np.ndarray
+    score: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.value)
+
+    def __getitem__(self, index) -> Samples:
+        return Samples(**{f.name: getattr(self, f.name)[index] for f in fields(self)})
+
+    @staticmethod
+    def concatenate(parts: list[Samples]) -> Samples:
+        return Samples(
+            **{f.name: np.concatenate([getattr(p, f.name) for p in parts]) for f in fields(Samples)}
+        )
+
+
+def write_shard(folder: Path, generation: int, games: int, samples: Samples) -> Path:
+    """Write one shard atomically; its name records the generation and the games it holds."""
+    folder.mkdir(parents=True, exist_ok=True)
+    existing = [p for p in folder.glob(f"shard-g{generation:06d}-*.npz")]
+    index = len(existing)
+    path = folder / f"shard-g{generation:06d}-{index:04d}-n{games}.npz"
+    while path.exists():
+        index += 1
+        path = folder / f"shard-g{generation:06d}-{index:04d}-n{games}.npz"
+    tmp = path.with_suffix(".tmp")
+    with open(tmp, "wb") as handle:
+        np.savez(handle, **{f.name: getattr(samples, f.name) for f in fields(samples)})
+        handle.flush()
+        os.fsync(handle.fileno())
+    os.replace(tmp, path)
+    return path
+
+
+def read_shard(path: Path) -> Samples | None:
+    """A shard's samples, or None (with a warning) when the file is damaged."""
+    try:
+        with np.load(path) as data:
+            samples = Samples(**{f.name: data[f.name] for f in fields(Samples)})
+    except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as err:
+        warnings.warn(f"skipping damaged shard {path.name}: {err}", stacklevel=2)
+        return None
+    if len({len(getattr(samples, f.name)) for f in fields(samples)}) != 1:
+        warnings.warn(f"skipping damaged shard {path.name}: columns of different lengths", stacklevel=2)
+        return None
+    return samples
+
+
+def shard_games(folder: Path, generation: int) -> int:
+    """Games already stored for a generation (to resume its self-play where it stopped)."""
+    total = 0
+    for path in folder.glob(f"shard-g{generation:06d}-*.npz"):
+        match = SHARD_PATTERN.search(path.name)
+        if match:
+            total += int(match.group(3))
+    return total
+
+
+class ReplayWindow:
+    """The newest ``window`` samples of a shard folder, reloaded as shards arrive."""
+
+    def __init__(self, folder: Path, window: int):
+        self.folder = Path(folder)
+        self.window = window
+        self._cache: dict[str, Samples | None] = {}
+        self.samples: Samples | None = None
+
+    def refresh(self) -> int:
+        """Read new shards; returns the number of samples in the window."""
+        paths = sorted(self.folder.glob("shard-*.npz"), key=_shard_key, reverse=True)
+        parts, visited, total = [], set(), 0
+        for path in paths:
+            visited.add(path.name)
+            if path.name not in self._cache:
+                self._cache[path.name] = read_shard(path)
+            part = self._cache[path.name]
+            if part is None or not len(part):
+                continue
+            parts.append(part)
+            total += len(part)
+            if total >= self.window:
+                break
+        # Forget shards that fell out of the window (damaged ones stay known, to warn once).
+        self._cache = {k: v for k, v in self._cache.items() if k in visited or v is None}
+        if not parts:
+            self.samples = None
+            return 0
+        merged = Samples.concatenate(parts[::-1])
+        self.samples = merged[-self.window :] if len(merged) > self.window else merged
+        return len(self.samples)
+
+    def sample(self, count: int, rng: np.random.Generator) -> Samples:
+        if self.samples is None or not len(self.samples):
+            raise RuntimeError("the replay window is empty")
+        return self.samples[rng.integers(0, len(self.samples), size=count)]
+
+
+def _shard_key(path: Path) -> tuple[int, int]:
+    match = SHARD_PATTERN.search(path.name)
+    return (int(match.group(1)), int(match.group(2))) if match else (-1, -1)
