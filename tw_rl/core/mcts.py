@@ -89,7 +89,7 @@ class BatchedMCTS:
         sims = np.broadcast_to(np.asarray(cfg.simulations if simulations is None else simulations), (batch,))
         sims = np.maximum(sims.astype(np.int64), 1)
         noise = np.broadcast_to(np.asarray(noise, dtype=bool), (batch,))
-        tree = _Tree(self.rules, state, int(sims.max()) + 1)
+        tree = _Tree(self.rules, state, int(sims.max()) + 1, rng)
         legal = self.rules.legal_mask(state)
         priors, values = policy_value(state)
         priors = _normalise(priors, legal)
@@ -104,8 +104,7 @@ class BatchedMCTS:
             self._simulate(tree, policy_value, forced_root=None, searching=sims > k)
         visits = tree.visits[:, 0].copy()
         policy = _normalise(visits, legal)
-        action = np.where(legal.any(axis=1), np.argmax(np.where(legal, visits, -1), axis=1), 0)
-        return SearchResult(policy, visits, tree.node_value(0), action, priors)
+        return SearchResult(policy, visits, tree.node_value(0), tree.best_root_action(), priors)
 
     @staticmethod
     def sample_action(
@@ -262,7 +261,7 @@ class BatchedMCTS:
 class _Tree:
     """Dense search trees for a batch of games."""
 
-    def __init__(self, rules: Rules, root: State, capacity: int):
+    def __init__(self, rules: Rules, root: State, capacity: int, rng: np.random.Generator):
         self.batch = root.batch_size
         self.capacity = capacity
         b, m, a = self.batch, capacity, rules.num_actions
@@ -276,6 +275,9 @@ class _Tree:
         self.terminal_value = np.zeros((b, m, 2), dtype=np.float32)  # per seat
         self.root_value = np.zeros(b, dtype=np.float32)
         self.size = np.ones(b, dtype=np.int64)
+        # Ties (equal priors and values, common before any learning) are broken at random,
+        # not towards low cell indices.
+        self.jitter = rng.random((b, a)).astype(np.float32) * 1e-6
         # Node states, flattened to B * M games (row b * M + node).
         self.states = State.concatenate([root] * capacity)
         order = np.arange(b * m).reshape(m, b).T.reshape(-1)
@@ -306,8 +308,15 @@ class _Tree:
         fpu = (parent_q - fpu_reduction)[:, None]
         q = np.where(visits > 0, value_sum / np.maximum(visits, 1), fpu)
         u = c_puct * self.prior[games, nodes] * np.sqrt(total + 1) / (1 + visits)
-        score = np.where(self.legal[games, nodes], q + u, -np.inf)
+        score = np.where(self.legal[games, nodes], q + u + self.jitter[games], -np.inf)
         return np.argmax(score, axis=1)
+
+    def best_root_action(self) -> np.ndarray:
+        """[B] the most visited root action; equal visits go to the better mean value."""
+        visits = self.visits[:, 0]
+        q = np.where(visits > 0, self.value_sum[:, 0] / np.maximum(visits, 1), -1.0)
+        key = np.where(self.legal[:, 0], visits + 0.1 * (q + 1) + self.jitter, -np.inf)
+        return np.argmax(key, axis=1)
 
     def node_value(self, node: int) -> np.ndarray:
         visits = self.visits[:, node].sum(axis=1)
