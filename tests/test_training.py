@@ -1,0 +1,187 @@
+"""The AlphaZero pieces: search, augmentation, learning, a debug run, resuming."""
+
+from __future__ import annotations
+
+import json
+import warnings
+
+import numpy as np
+import pytest
+import torch
+from helpers import random_positions
+
+from tw_rl.config import EvalConfig, LearnerConfig, NetConfig, SearchConfigSchema, SelfPlayConfig, TrainConfig
+from tw_rl.core.encode import encode, symmetry_actions, symmetry_cells
+from tw_rl.core.mcts import BatchedMCTS, SearchConfig
+from tw_rl.core.rules import Rules
+from tw_rl.learner import Learner, latest_checkpoint, load_checkpoint, training_batch
+from tw_rl.loop import train
+from tw_rl.net import PRESETS, build_net
+from tw_rl.replay import ReplayWindow, Samples, read_shard, write_shard
+
+RULES = Rules(6)
+
+
+def uninformed(state):
+    """Uniform priors and a value of 0 everywhere: only the search itself can find wins."""
+    legal = RULES.legal_mask(state)
+    return (legal / np.maximum(legal.sum(axis=1, keepdims=True), 1)).astype(np.float32), np.zeros(
+        state.batch_size, np.float32
+    )
+
+
+def positions_with_a_winning_move(count: int):
+    """Positions where one move wins the game at once and most moves do not."""
+    rng = np.random.default_rng(11)
+    found, wins = [], []
+    for _ in range(40):
+        state = random_positions(RULES, 64, 0, rng)
+        while not state.terminated.all() and len(found) < count:
+            legal = RULES.legal_mask(state)
+            for g in np.flatnonzero(~state.terminated):
+                moves = np.flatnonzero(legal[g])
+                if len(moves) > 30:
+                    continue
+                children = RULES.step(state[np.full(len(moves), g)], moves)
+                winning = children.terminated & (RULES.winner(children) == state.to_move[g])
+                if 0 < winning.sum() <= len(moves) // 3:
+                    found.append(state[g])
+                    wins.append(set(moves[winning].tolist()))
+            state = RULES.step(state, (rng.random(legal.shape) * legal).argmax(axis=1))
+        if len(found) >= count:
+            break
+    return found[:count], wins[:count]
+
+
+def test_search_finds_a_winning_move():
+    positions, wins = positions_with_a_winning_move(3)
+    assert len(positions) == 3
+    mcts = BatchedMCTS(RULES, SearchConfig(simulations=200))
+    for state, winning in zip(positions, wins, strict=True):
+        result = mcts.search(state, uninformed, np.random.default_rng(0), noise=False)
+        assert int(result.action[0]) in winning
+        assert result.root_value[0] > 0.5
+
+
+@pytest.mark.parametrize("root", ["puct", "gumbel"])
+def test_search_never_visits_an_illegal_move(root):
+    state = random_positions(RULES, 16, 25, np.random.default_rng(2))
+    mcts = BatchedMCTS(RULES, SearchConfig(simulations=24, root=root))
+    result = mcts.search(state, uninformed, np.random.default_rng(1), simulations=np.arange(16) + 4)
+    legal = RULES.legal_mask(state)
+    live = ~state.terminated
+    assert (result.visits[~legal] == 0).all()
+    assert (result.policy[~legal] == 0).all()
+    assert np.allclose(result.policy[live].sum(axis=1), 1.0)
+    assert legal[np.flatnonzero(live), result.action[live]].all()
+
+
+def some_samples(count: int, rng) -> Samples:
+    state = random_positions(RULES, count, 20, rng)
+    state = state[~state.terminated]
+    RULES.ensure_territory(state)
+    legal = RULES.legal_mask(state)
+    policy = (rng.random(legal.shape) * legal).astype(np.float32)
+    policy /= policy.sum(axis=1, keepdims=True)
+    return Samples(
+        owner=state.owner,
+        height=state.height,
+        to_move=state.to_move,
+        passes=state.passes,
+        policy=policy.astype(np.float16),
+        value=rng.choice([-1, 0, 1], size=len(policy)).astype(np.int8),
+        territory=(state.territory[:, 0].astype(np.int8) - state.territory[:, 1]),
+        score=rng.normal(size=len(policy)).astype(np.float32),
+    )
+
+
+def test_symmetry_augmentation_keeps_targets_consistent():
+    rng = np.random.default_rng(4)
+    samples = some_samples(8, rng)
+    batch = training_batch(RULES, samples, np.random.default_rng(9))
+    symmetry = np.random.default_rng(9).integers(0, 12, size=len(samples))
+    grid = RULES.grid
+    for i, s in enumerate(symmetry):
+        owner = symmetry_cells(grid, samples.owner[i], s)
+        height = symmetry_cells(grid, samples.height[i], s)
+        state = RULES.position(owner, height, samples.to_move[i], samples.passes[i])
+        assert np.allclose(batch["planes"][i], encode(RULES, state)[0])
+        policy = symmetry_actions(grid, samples.policy[i].astype(np.float32), s)
+        assert np.allclose(batch["policy"][i], policy)
+        assert (batch["territory"][i] == symmetry_cells(grid, samples.territory[i], s)).all()
+        # The policy target stays on legal moves of the transformed position.
+        assert (batch["policy"][i][~batch["legal"][i]] == 0).all()
+
+
+def test_losses_fall_below_marks():
+    torch.manual_seed(0)
+    rng = np.random.default_rng(5)
+    samples = some_samples(48, rng)
+    # One-hot policy targets: unlike a spread target, cross-entropy can approach 0.
+    policy = samples.policy.astype(np.float32)
+    onehot = np.zeros_like(policy)
+    onehot[np.arange(len(policy)), policy.argmax(axis=1)] = 1
+    samples.policy = onehot.astype(np.float16)
+    net = build_net(PRESETS["tiny"], 6)
+    learner = Learner(net, RULES, LearnerConfig(learning_rate=3e-3), torch.device("cpu"))
+    first = learner.train_step(samples, rng)
+    for _ in range(300):
+        last = learner.train_step(samples, rng)
+    assert first["policy"] > 2.5 and first["value"] > 0.9
+    assert last["policy"] < 1.5
+    assert last["value"] < 0.6
+    assert last["territory"] < 0.5 * first["territory"]
+
+
+def tiny_config(run_dir, generations: int) -> TrainConfig:
+    return TrainConfig(
+        net=NetConfig(name="tiny", blocks=1, channels=8, pool_every=1, head_channels=8),
+        search=SearchConfigSchema(simulations=3, cheap_simulations=2, full_search_fraction=0.5),
+        selfplay=SelfPlayConfig(games_per_generation=2, parallel_games=2),
+        learner=LearnerConfig(batch_size=16, steps_per_generation=2, min_samples=8),
+        eval=EvalConfig(every=1, games=2, simulations=2, opponents=["random", "previous"]),
+        generations=generations,
+        run_dir=str(run_dir),
+        device="cpu",
+        progress=False,
+    )
+
+
+def test_debug_run_writes_checkpoints_samples_and_events(tmp_path):
+    metrics = train(tiny_config(tmp_path, 1))
+    assert metrics["generation"] == 0
+    assert list((tmp_path / "checkpoints").glob("ckpt-g000000.pt"))
+    assert list((tmp_path / "selfplay").glob("shard-*.npz"))
+    assert list((tmp_path / "tb").glob("events.out.tfevents.*"))
+    payload = load_checkpoint(tmp_path / "checkpoints" / "ckpt-g000000.pt")
+    assert payload["size"] == 6 and payload["generation"] == 0
+    torch.load(tmp_path / "checkpoints" / "ckpt-g000000.pt", weights_only=True)
+    assert "arena/vs_random" in json.loads((tmp_path / "metrics.jsonl").read_text().splitlines()[-1])
+
+
+def test_a_killed_run_resumes(tmp_path):
+    train(tiny_config(tmp_path, 1))
+    step_after_one = load_checkpoint(tmp_path / "checkpoints" / "ckpt-g000000.pt")["step"]
+    # A checkpoint cut short by a kill is skipped with a warning, the last whole one is used.
+    (tmp_path / "checkpoints" / "ckpt-g000001.pt").write_bytes(b"PK\x03\x04 cut short")
+    with pytest.warns(UserWarning, match="skipping checkpoint"):
+        metrics = train(tiny_config(tmp_path, 2))
+    assert metrics["generation"] == 1
+    generations = [
+        json.loads(line)["generation"] for line in (tmp_path / "metrics.jsonl").read_text().splitlines()
+    ]
+    assert generations == [0, 1]
+    path, payload = latest_checkpoint(tmp_path / "checkpoints")
+    assert path.name == "ckpt-g000001.pt" and payload["step"] > step_after_one
+
+
+def test_damaged_shard_is_skipped(tmp_path):
+    samples = some_samples(4, np.random.default_rng(0))
+    good = write_shard(tmp_path, 0, 1, samples)
+    assert len(read_shard(good)) == len(samples)
+    (tmp_path / "shard-g000000-0009-n1.npz").write_bytes(good.read_bytes()[:100])
+    window = ReplayWindow(tmp_path, 1000)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        assert window.refresh() == len(samples)
+    assert any("damaged shard" in str(w.message) for w in caught)
