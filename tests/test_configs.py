@@ -140,14 +140,14 @@ def test_every_experiment_composes_alone_and_under_debug(experiment):
 def test_every_debug_preset_is_small(debug):
     cfg = train_config([f"debug={debug}"])
     assert cfg.net.name == "tiny" and cfg.generations <= 2 and not cfg.progress
-    assert 4 <= cfg.selfplay.games_per_generation <= 8 and cfg.search.simulations <= 8
+    assert 1 <= cfg.selfplay.games_per_generation <= 8 and cfg.search.simulations <= 8 and cfg.threads == 1
     assert cfg.learner.batch_size <= 32 and cfg.learner.min_samples <= 64
     assert (cfg.eval.every, cfg.eval.games) == (1, 2)
 
 
 def test_debug_default_values():
     cfg = train_config(["debug=default"])
-    assert (cfg.generations, cfg.selfplay.games_per_generation, cfg.search.simulations) == (2, 4, 8)
+    assert (cfg.generations, cfg.selfplay.games_per_generation, cfg.search.simulations) == (2, 2, 4)
     assert cfg.board == TrainConfig().board
 
 
