@@ -64,9 +64,9 @@ class LearnerConfig:
 @dataclass
 class EvalConfig:
     every: int = 2  # evaluate every k generations (0 = never)
-    games: int = 32  # games per opponent
+    games: int = 24  # games per opponent (colours alternate)
     simulations: int = 32  # simulations per move of the network in evaluation
-    opponents: list[str] = field(default_factory=lambda: ["random", "greedy", "previous"])
+    opponents: list[str] = field(default_factory=lambda: ["random", "greedy"])  # or "previous"
 
 
 @dataclass
