@@ -83,7 +83,7 @@ def test_every_group_option_composes_with_its_values(group, option):
     "option,values",
     [
         ("tiny", (2, 16, 2, 8)),
-        ("small", (4, 48, 2, 32)),
+        ("small", (4, 32, 2, 32)),
         ("medium", (8, 96, 3, 48)),
         ("large", (12, 128, 3, 64)),
     ],

@@ -22,15 +22,15 @@ class BoardConfig:
 class NetConfig:
     name: str = "small"  # label of the preset, for logs
     blocks: int = 4  # residual blocks
-    channels: int = 48  # channels of the trunk
+    channels: int = 32  # channels of the trunk
     pool_every: int = 2  # a global-pooling block every k blocks (0 = none)
     head_channels: int = 32  # channels of the policy / territory heads and the pooled features
 
 
 @dataclass
 class SearchConfigSchema:
-    simulations: int = 64  # full-search simulations per move
-    cheap_simulations: int = 16  # playout-cap randomization: simulations of a cheap move
+    simulations: int = 32  # full-search simulations per move
+    cheap_simulations: int = 8  # playout-cap randomization: simulations of a cheap move
     full_search_fraction: float = 0.25  # share of moves searched fully (and trained on)
     root: str = "puct"  # "puct" or "gumbel"
     c_puct: float = 1.5  # PUCT exploration weight

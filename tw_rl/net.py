@@ -27,7 +27,7 @@ from tw_rl.core.state import State
 
 PRESETS = {
     "tiny": NetConfig(name="tiny", blocks=2, channels=16, pool_every=2, head_channels=8),
-    "small": NetConfig(name="small", blocks=4, channels=48, pool_every=2, head_channels=32),
+    "small": NetConfig(name="small", blocks=4, channels=32, pool_every=2, head_channels=32),
     "medium": NetConfig(name="medium", blocks=8, channels=96, pool_every=3, head_channels=48),
     "large": NetConfig(name="large", blocks=12, channels=128, pool_every=3, head_channels=64),
 }
