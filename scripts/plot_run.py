@@ -1,0 +1,59 @@
+"""Plot a training run's curves from its metrics.jsonl: losses per head and arena scores.
+
+python scripts/plot_run.py runs/default-60min --out docs/training_curve.png
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("run_dir", type=Path)
+    parser.add_argument("--out", type=Path, default=None, help="default: RUN_DIR/training_curve.png")
+    args = parser.parse_args(argv)
+    metrics_path = args.run_dir / "metrics.jsonl"
+    if not metrics_path.exists():
+        print(f"error: {metrics_path} does not exist (is {args.run_dir} a run folder?)", file=sys.stderr)
+        return 2
+    rows = [json.loads(line) for line in metrics_path.read_text().splitlines() if line.strip()]
+    if not rows:
+        print(f"error: {metrics_path} holds no generation yet", file=sys.stderr)
+        return 2
+    figure, (arena, loss) = plt.subplots(1, 2, figsize=(11, 4))
+    for key, label in (("arena/vs_random", "vs random"), ("arena/vs_greedy", "vs greedy")):
+        points = [(r["generation"], r[key]) for r in rows if key in r]
+        if points:
+            arena.plot(*zip(*points, strict=True), marker="o", label=label)
+    arena.set_ylim(0, 1.05)
+    arena.axhline(0.8, color="grey", linestyle=":", linewidth=1)
+    arena.set_xlabel("generation")
+    arena.set_ylabel("score (draws count half)")
+    arena.set_title("network with search vs baselines")
+    arena.legend()
+    for key in ("train/policy", "train/value", "train/territory", "train/score"):
+        points = [(r["generation"], r[key]) for r in rows if key in r]
+        if points:
+            loss.plot(*zip(*points, strict=True), label=key.split("/")[1])
+    loss.set_xlabel("generation")
+    loss.set_title("training losses")
+    loss.legend()
+    figure.tight_layout()
+    out = args.out or args.run_dir / "training_curve.png"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    figure.savefig(out, dpi=100)
+    print(out)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
