@@ -3,6 +3,7 @@
     tw-rl analyze RECORD          one JSON line per position of a game record, then the result
     tw-rl show RECORD [--ply K]   a text board (and optionally an SVG picture) of one position
     tw-rl referee A B [--games N]  a match between two CodeCup-protocol programs
+    tw-rl export [--out FILE]     the one-file CodeCup submission, built from tw_rl/codecup
 
 To add a command, write ``_add_NAME(subparsers)`` that builds its parser and sets
 ``func=_cmd_NAME``, write ``_cmd_NAME(args) -> int``, and list the builder in ``COMMANDS``.
@@ -400,9 +401,60 @@ def _cmd_referee(args: argparse.Namespace) -> int:
     return 0
 
 
+# -------------------------------------------------------------------------------- export
+
+
+def _add_export(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "export",
+        help="write the one-file CodeCup submission (the tw_rl.codecup bot)",
+        description="Generate one self-contained, standard-library-only Python file from the "
+        "tw_rl.codecup sources (optionally with a weights file embedded), refuse it over the CodeCup "
+        "size limit, and print its path, size, modules, weights and sha256. --check also plays a "
+        "whole game as red and one as white against a scripted opponent in a fresh, isolated "
+        "interpreter (exit code 1 if that fails).",
+    )
+    parser.add_argument(
+        "--out", metavar="FILE", default="submission.py", help="the file to write (default submission.py)"
+    )
+    parser.add_argument("--weights", metavar="FILE", default=None, help="a weights file to embed")
+    parser.add_argument(
+        "--check", action="store_true", help="also play the built file through a game as each colour"
+    )
+    parser.set_defaults(func=_cmd_export)
+
+
+def _cmd_export(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from tw_rl import submission
+
+    weights = Path(args.weights) if args.weights is not None else None
+    try:
+        info = submission.build_submission(weights, Path(args.out))
+    except submission.SubmissionError as err:
+        raise CliError(str(err)) from None
+    for line in info.summary_lines():
+        print(line)
+    sys.stdout.flush()
+    for warning in info.warnings:
+        print(f"warning: {warning}", file=sys.stderr)
+    if not args.check:
+        return 0
+    reports = submission.check_submission(info.path)
+    print(submission.format_check(reports))
+    sys.stdout.flush()
+    return 0 if all(report.ok for report in reports) else 1
+
+
 # ---------------------------------------------------------------------------------- main
 
-COMMANDS: list[Callable[[argparse._SubParsersAction], None]] = [_add_analyze, _add_show, _add_referee]
+COMMANDS: list[Callable[[argparse._SubParsersAction], None]] = [
+    _add_analyze,
+    _add_show,
+    _add_referee,
+    _add_export,
+]
 
 
 def build_parser() -> argparse.ArgumentParser:

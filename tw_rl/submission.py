@@ -1,0 +1,645 @@
+"""Build the one-file CodeCup submission from the ``tw_rl.codecup`` sources (``tw-rl export``).
+
+The CodeCup takes ONE Python source file (at most ``SIZE_LIMIT`` bytes) that may use the
+standard library only.  ``build_submission`` generates it afresh from the package every time;
+there is no hand-kept copy to drift out of date.
+
+Design: embedded sources, not concatenation.  Every module of ``tw_rl/codecup`` (found with
+``pkgutil.iter_modules``, so a new module is picked up without a list to update) is stored
+verbatim as a string in a dict ``_SOURCES`` keyed by its dotted name.  A short bootstrap puts
+a ``sys.meta_path`` finder/loader first in line that serves ``tw_rl``, ``tw_rl.codecup`` and
+``tw_rl.codecup.*`` from that dict (``tw_rl`` itself is a stub package: the real
+``tw_rl/__init__.py`` belongs to the numpy side and is not embedded), then runs the package's
+``__main__`` with ``runpy.run_module(..., run_name="__main__")`` and the submission's own
+``sys.argv``.  So the submission takes exactly the options of ``python -m tw_rl.codecup`` and
+plays the default bot without any.  Why not concatenate modules in dependency order: the
+modules would share one namespace (``_read``, ``RED``, helpers with equal names clash), every
+``from tw_rl.codecup.x import y`` line would have to be rewritten, and tracebacks would point
+into a 1,500-line blob.  Here the code runs unchanged, each module keeps its namespace, and
+tracebacks name ``<embedded>/tw_rl/codecup/<module>.py`` (the ``traceback`` module also shows
+the source line: the loader has ``get_source``).  The exporter checks (by AST) that every
+embedded module imports only the standard library and embedded modules; anything else is an
+error before a file is written.
+
+Weights: ``--weights FILE`` embeds the file's bytes base64-encoded (``_WEIGHTS_B64``, with
+its base name in ``_WEIGHTS_NAME``).  The codecup seam (``evaluation.make_evaluator``) takes a
+*path* and checks ``os.path.isfile`` on it, and the codecup package may not be edited here, so
+in-memory hand-over is not possible yet: at start-up the bootstrap writes the bytes to a
+private temporary file (same suffix as the original), passes ``--weights <tmp>`` in front of
+the user's options (unless the user gave ``--weights`` himself) and removes the file at exit.
+If the temporary file cannot be written, it says so in one stderr line and plays without
+weights.  The current codecup build has no network evaluator, so it refuses any weights file
+(exit 2): the exporter then still embeds the file but reports a warning.
+
+The output is deterministic for given sources, weights and git state (no time stamp), written
+atomically (temporary file beside it, then ``os.replace``), and refused with one line when it
+would exceed ``SIZE_LIMIT``.  ``play_game`` drives a built file through a whole game for
+``tw-rl export --check`` and the tests.
+
+This module stays light: standard library plus ``tw_rl.codecup`` (itself standard library).
+"""
+
+from __future__ import annotations
+
+import ast
+import base64
+import hashlib
+import importlib.util
+import os
+import pkgutil
+import queue
+import random
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+PACKAGE = "tw_rl.codecup"
+ROOT_PACKAGE = "tw_rl"
+SIZE_LIMIT = 1_474_560  # bytes: the CodeCup's limit on a submitted source file
+_ROOT_STUB = '"""tw_rl reduced to the CodeCup bot (a stub package made by tw-rl export)."""\n'
+
+
+class SubmissionError(Exception):
+    """The submission cannot be built (bad weights file, non-stdlib import, too large, I/O)."""
+
+
+@dataclass
+class SubmissionInfo:
+    """What ``build_submission`` wrote."""
+
+    path: Path
+    size: int  # bytes
+    modules: tuple[str, ...]  # dotted names embedded, the tw_rl stub first
+    weights: tuple[str, int] | None  # (file name, bytes) when a weights file is embedded
+    sha256: str
+    version: str
+    commit: str | None
+    warnings: list[str] = field(default_factory=list)
+
+    def summary_lines(self) -> list[str]:
+        lines = [
+            f"wrote {self.path}: {self.size:,} bytes (CodeCup limit {SIZE_LIMIT:,}), sha256 {self.sha256}",
+            f"modules ({len(self.modules)}): {', '.join(self.modules)}",
+        ]
+        if self.weights is None:
+            lines.append("weights: none")
+        else:
+            lines.append(f"weights: {self.weights[0]} ({self.weights[1]:,} bytes, embedded as base64)")
+        return lines
+
+
+# ------------------------------------------------------------------------------ sources
+
+
+def _collect(package: str, sources: dict[str, str], packages: set[str]) -> None:
+    spec = importlib.util.find_spec(package)
+    if spec is None or spec.submodule_search_locations is None:
+        raise SubmissionError(f"{package} is not a package")
+    source = spec.loader.get_source(package) if spec.loader is not None else None
+    if source is None:
+        raise SubmissionError(f"no source for {package}")
+    sources[package] = source
+    packages.add(package)
+    for info in sorted(pkgutil.iter_modules(spec.submodule_search_locations), key=lambda i: i.name):
+        if not info.name.isidentifier():
+            continue
+        name = f"{package}.{info.name}"
+        if info.ispkg:
+            _collect(name, sources, packages)
+            continue
+        sub = info.module_finder.find_spec(name)
+        source = sub.loader.get_source(name) if sub is not None and sub.loader is not None else None
+        if source is None:
+            raise SubmissionError(f"{name} has no Python source (an extension module cannot be embedded)")
+        sources[name] = source
+
+
+def package_sources(package: str = PACKAGE) -> tuple[dict[str, str], set[str]]:
+    """({dotted name: source} of the package and all its modules, {package names})."""
+    sources: dict[str, str] = {}
+    packages: set[str] = set()
+    _collect(package, sources, packages)
+    return sources, packages
+
+
+def _check_imports(sources: dict[str, str], packages: set[str]) -> None:
+    """Every import is standard library or an embedded module; else SubmissionError."""
+    stdlib = sys.stdlib_module_names
+    for name, source in sources.items():
+        try:
+            tree = ast.parse(source, filename=name)
+        except SyntaxError as err:
+            raise SubmissionError(f"{name} does not compile: {err}") from None
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                targets = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                if node.level:  # relative: resolve against the module's package
+                    base = name if name in packages else name.rpartition(".")[0]
+                    for _ in range(node.level - 1):
+                        base = base.rpartition(".")[0]
+                    module = f"{base}.{node.module}" if node.module else base
+                else:
+                    module = node.module or ""
+                targets = [module]
+                if module in packages:  # from pkg import submodule
+                    targets += [f"{module}.{a.name}" for a in node.names if f"{module}.{a.name}" in sources]
+            else:
+                continue
+            for target in targets:
+                top = target.partition(".")[0]
+                if top == ROOT_PACKAGE:
+                    if target not in sources:
+                        raise SubmissionError(
+                            f"{name} (line {node.lineno}) imports {target}, which is not embedded"
+                        )
+                elif top not in stdlib:
+                    raise SubmissionError(
+                        f"{name} (line {node.lineno}) imports {target}: not in the standard library"
+                    )
+
+
+def _literal(source: str) -> str:
+    """A Python literal for ``source``: a readable raw triple-quoted string when exact, else repr."""
+    if "'''" not in source and not source.endswith("\\") and "\r" not in source:
+        candidate = "r'''" + source + "'''"
+        try:
+            if ast.literal_eval(candidate) == source:
+                return candidate
+        except (SyntaxError, ValueError):
+            pass
+    return repr(source)
+
+
+# ------------------------------------------------------------------------------ metadata
+
+
+def package_version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version(ROOT_PACKAGE)
+    except PackageNotFoundError:
+        return "unknown"
+
+
+def _git(args: list[str], cwd: Path) -> str | None:
+    try:
+        done = subprocess.run(
+            ["git", "--no-optional-locks", *args],
+            cwd=cwd,
+            capture_output=True,
+            text=True,
+            timeout=10,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return done.stdout.strip() if done.returncode == 0 else None
+
+
+def git_state() -> str | None:
+    """'<commit>' or '<commit> (tw_rl/codecup has uncommitted changes)'; None outside git."""
+    here = Path(__file__).resolve().parent
+    commit = _git(["rev-parse", "HEAD"], here)
+    if not commit:
+        return None
+    dirty = _git(["status", "--porcelain", "--", "codecup"], here)
+    return f"{commit} (tw_rl/codecup has uncommitted changes)" if dirty else commit
+
+
+# ------------------------------------------------------------------------------ bootstrap
+
+_HEADER = """\
+#!/usr/bin/env python3
+# Tumbleweed CodeCup submission: the tw_rl.codecup bot in one file, standard library only.
+# tw_rl version {version}; git commit {commit}.
+# Modules: {modules}.
+# Weights: {weights}.
+# Generated by tw-rl export; do not edit.  Rebuild with: tw-rl export [--weights FILE]
+# Usage: python3 submission.py [the options of python -m tw_rl.codecup]; none plays the default bot.
+"""
+
+_BOOTSTRAP = '''
+import sys
+
+_PACKAGES = {packages!r}
+_WEIGHTS_NAME = {weights_name!r}
+
+
+def _install():
+    """Serve tw_rl, tw_rl.codecup and tw_rl.codecup.* from _SOURCES, ahead of any other finder."""
+    import importlib.abc
+    import importlib.util
+
+    class EmbeddedImporter(importlib.abc.MetaPathFinder, importlib.abc.InspectLoader):
+        def find_spec(self, fullname, path=None, target=None):
+            if fullname not in _SOURCES:
+                return None
+            spec = importlib.util.spec_from_loader(
+                fullname, self, origin=self.get_filename(fullname), is_package=fullname in _PACKAGES
+            )
+            spec.has_location = True  # __file__ = <embedded>/tw_rl/codecup/...
+            return spec
+
+        def get_filename(self, fullname):
+            tail = "/__init__.py" if fullname in _PACKAGES else ".py"
+            return "<embedded>/" + fullname.replace(".", "/") + tail
+
+        def is_package(self, fullname):
+            return fullname in _PACKAGES
+
+        def get_source(self, fullname):
+            if fullname not in _SOURCES:
+                raise ImportError(fullname, name=fullname)
+            return _SOURCES[fullname]
+
+        def get_code(self, fullname):
+            return compile(self.get_source(fullname), self.get_filename(fullname), "exec", dont_inherit=True)
+
+    sys.meta_path.insert(0, EmbeddedImporter())
+
+
+def _gives_weights(args):
+    """Whether the options name --weights themselves (argparse also takes a prefix: --wei)."""
+    for a in args:
+        if a == "--":
+            break
+        key = a.split("=", 1)[0]
+        if len(key) >= 3 and "--weights".startswith(key):
+            return True
+    return False
+
+
+def _weights_args(args):
+    """The options with --weights <temporary file holding the embedded weights> in front."""
+    if _WEIGHTS_B64 is None or _gives_weights(args):
+        return args
+    import atexit
+    import base64
+    import os
+    import tempfile
+
+    def remove(path):
+        try:
+            os.unlink(path)
+        except OSError:
+            pass
+
+    suffix = os.path.splitext(_WEIGHTS_NAME or "")[1]
+    try:
+        fd, path = tempfile.mkstemp(prefix="tw_rl-weights-", suffix=suffix)
+        atexit.register(remove, path)
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(base64.b64decode(_WEIGHTS_B64))
+    except OSError as e:
+        sys.stderr.write(f"submission: cannot write the embedded weights ({{e}}); playing without them\\n")
+        sys.stderr.flush()
+        return args
+    return ["--weights", path] + list(args)
+
+
+def _main():
+    import runpy
+
+    _install()
+    sys.argv = [sys.argv[0]] + _weights_args(sys.argv[1:])
+    runpy.run_module("tw_rl.codecup", run_name="__main__", alter_sys=True)
+'''
+
+
+def _render(
+    sources: dict[str, str],
+    packages: set[str],
+    weights: tuple[str, bytes] | None,
+    version: str,
+    commit: str | None,
+) -> str:
+    names = list(sources)
+    if weights is None:
+        weights_text = "none"
+    else:
+        weights_text = f"{weights[0]} ({len(weights[1]):,} bytes, base64 in _WEIGHTS_B64)"
+    parts = [
+        _HEADER.format(
+            version=version,
+            commit=commit or "unknown",
+            modules=", ".join(names),
+            weights=weights_text,
+        ),
+        _BOOTSTRAP.format(
+            packages=tuple(sorted(packages)), weights_name=None if weights is None else weights[0]
+        ),
+        "\n# ------------------------------------------------------------ embedded module sources\n",
+        "_SOURCES = {}\n",
+    ]
+    for name in names:
+        parts.append(f"\n_SOURCES[{name!r}] = {_literal(sources[name])}\n")
+    parts.append("\n# ------------------------------------------------------------ embedded weights\n")
+    if weights is None:
+        parts.append("_WEIGHTS_B64 = None\n")
+    else:
+        # b64decode skips the newlines of this multi-line string.
+        parts.append('_WEIGHTS_B64 = """\n' + base64.encodebytes(weights[1]).decode("ascii") + '"""\n')
+    parts.append('\n\nif __name__ == "__main__":\n    _main()\n')
+    return "".join(parts)
+
+
+# ------------------------------------------------------------------------------ build
+
+
+def _read_weights(weights: Path) -> tuple[str, bytes]:
+    if not weights.exists():
+        raise SubmissionError(f"weights file not found: {weights}")
+    if not weights.is_file():
+        raise SubmissionError(f"weights path is not a file: {weights}")
+    try:
+        return weights.name, weights.read_bytes()
+    except OSError as err:
+        raise SubmissionError(f"cannot read weights file {weights}: {err.strerror or err}") from None
+
+
+def _weights_warning(weights: Path) -> str | None:
+    """Why the embedded codecup build would refuse this weights file, or None if it takes it."""
+    from tw_rl.codecup.evaluation import make_evaluator
+
+    try:
+        make_evaluator(str(weights))
+    except Exception as err:  # EvaluatorError now; a later network loader may raise others
+        return (
+            f"the bot in this build cannot use the weights ({err}); they are embedded, "
+            "but the submission will exit 2 at start-up until a network evaluator is built in"
+        )
+    return None
+
+
+def write_atomic(path: Path, data: bytes) -> None:
+    """Write ``data`` to a temporary file beside ``path``, then rename it into place."""
+    directory = path.resolve().parent
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=directory)
+    except OSError as err:
+        raise SubmissionError(f"cannot write {path}: {err.strerror or err}") from None
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)  # mkstemp makes it private; give it a normal file's mode
+        os.replace(tmp, path)
+    except BaseException as err:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        if isinstance(err, OSError):
+            raise SubmissionError(f"cannot write {path}: {err.strerror or err}") from None
+        raise
+
+
+def build_submission(weights: Path | None = None, out: Path = Path("submission.py")) -> SubmissionInfo:
+    """Generate the one-file submission at ``out`` from the current ``tw_rl.codecup`` sources."""
+    out = Path(out)
+    weights_data = _read_weights(Path(weights)) if weights is not None else None
+    if out.is_dir():
+        raise SubmissionError(f"output path is a directory: {out}")
+    sources, packages = package_sources(PACKAGE)
+    _check_imports(sources, packages)
+    sources = {ROOT_PACKAGE: _ROOT_STUB, **sources}
+    packages = packages | {ROOT_PACKAGE}
+    version = package_version()
+    commit = git_state()
+    text = _render(sources, packages, weights_data, version, commit)
+    try:
+        compile(text, str(out), "exec", dont_inherit=True)
+    except SyntaxError as err:  # cannot happen unless the template is broken
+        raise SubmissionError(f"the generated file does not compile: {err}") from None
+    data = text.encode("utf-8")
+    if len(data) > SIZE_LIMIT:
+        extra = f", of which weights {len(weights_data[1]):,} bytes before base64" if weights_data else ""
+        raise SubmissionError(
+            f"the submission would be {len(data):,} bytes{extra}: over the CodeCup limit of "
+            f"{SIZE_LIMIT:,} bytes; nothing written"
+        )
+    warnings = []
+    if weights is not None:
+        warning = _weights_warning(Path(weights))
+        if warning:
+            warnings.append(warning)
+    write_atomic(out, data)
+    return SubmissionInfo(
+        path=out,
+        size=len(data),
+        modules=tuple(sources),
+        weights=None if weights_data is None else (weights_data[0], len(weights_data[1])),
+        sha256=hashlib.sha256(data).hexdigest(),
+        version=version,
+        commit=commit,
+        warnings=warnings,
+    )
+
+
+# ------------------------------------------------------------------------------ check
+
+# Run a file with numpy, torch and any tw_rl outside the file unimportable.  With ``-I -S``
+# (no site-packages, no script or working directory on sys.path) they are missing anyway;
+# the finder makes sure and names the culprit.  The submission's own finder goes in front
+# of it, so only the embedded tw_rl modules get through.
+ISOLATION_WRAPPER = """\
+import runpy, sys
+class _Block:
+    def find_spec(self, name, path=None, target=None):
+        if name.partition(".")[0] in ("numpy", "torch", "tw_rl"):
+            raise ImportError("blocked in the isolated check: " + name)
+        return None
+sys.meta_path.insert(0, _Block())
+sys.argv = sys.argv[1:]
+runpy.run_path(sys.argv[0], run_name="__main__")
+"""
+
+
+def isolated_command(path: Path, *options: str) -> list[str]:
+    """The command line running submission ``path`` in a fresh, isolated interpreter."""
+    return [sys.executable, "-I", "-S", "-c", ISOLATION_WRAPPER, str(Path(path).resolve()), *options]
+
+
+@dataclass
+class GameReport:
+    colour: str  # the colour the program played
+    ok: bool
+    plies: int
+    answers: int  # moves the program made
+    returncode: int | None
+    seconds: float
+    problem: str | None  # why not ok
+    stderr: str
+
+
+class _Failed(Exception):
+    pass
+
+
+def play_game(
+    command: list[str],
+    colour: str,
+    *,
+    size: int = 6,
+    seed: int = 0,
+    cwd: str | Path | None = None,
+    move_timeout: float = 30.0,
+) -> GameReport:
+    """Play one whole CodeCup game against the program ``command`` playing ``colour``.
+
+    The opponent (this process) draws the start cells as the judge does, follows the game
+    with ``tw_rl.codecup.rules``, answers with a random legal move (seeded), checks every
+    answer of the program for legality, and sends ``Quit`` when the game is over.  The game is
+    ``ok`` when every answer came in time and was legal, the program exited with code 0 after
+    ``Quit``, printed nothing more, and wrote nothing on stderr.
+    """
+    from tw_rl.codecup.rules import RED, WHITE, Board, Position, judge_start
+
+    if colour not in ("red", "white"):
+        raise ValueError(f"colour must be 'red' or 'white', got {colour!r}")
+    mine = RED if colour == "red" else WHITE
+    board = Board(size)
+    rng = random.Random(seed)
+    red_cell, white_cell = judge_start(board, rng)
+    pos = Position.start(board, red_cell, white_cell)
+    answers = 0
+    problem = None
+    start = time.monotonic()
+
+    def name(move: int) -> str:
+        return "Pass" if move == board.num_cells else board.name(move)
+
+    with tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace") as err_file:
+        proc = subprocess.Popen(
+            command,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=err_file,
+            text=True,
+            cwd=cwd,
+        )
+        lines: queue.Queue[str | None] = queue.Queue()
+
+        def pump() -> None:
+            for line in proc.stdout:
+                lines.put(line)
+            lines.put(None)
+
+        reader = threading.Thread(target=pump, daemon=True)
+        reader.start()
+
+        def send(text: str) -> None:
+            try:
+                proc.stdin.write(text + "\n")
+                proc.stdin.flush()
+            except (BrokenPipeError, OSError):
+                raise _Failed(f"the program closed its input (exit code {proc.poll()})") from None
+
+        def receive() -> str:
+            try:
+                line = lines.get(timeout=move_timeout)
+            except queue.Empty:
+                raise _Failed(f"no answer within {move_timeout:g} s at ply {pos.ply}") from None
+            if line is None:
+                raise _Failed(
+                    f"the program ended (exit code {proc.wait()}) instead of answering at ply {pos.ply}"
+                )
+            return line.strip()
+
+        try:
+            send(board.name(red_cell))
+            send(board.name(white_cell))
+            if mine == RED:
+                send("Start")
+            else:
+                move = rng.choice(pos.legal_moves())
+                pos.play(move)
+                send(name(move))
+            while True:
+                text = receive()
+                try:
+                    move = board.num_cells if text == "Pass" else board.parse(text)
+                except ValueError:
+                    raise _Failed(f"not a move at ply {pos.ply}: {text[:40]!r}") from None
+                if move not in pos.legal_moves():
+                    raise _Failed(f"illegal move {text!r} at ply {pos.ply}")
+                answers += 1
+                pos.play(move)
+                if pos.over:
+                    break
+                move = rng.choice(pos.legal_moves())
+                pos.play(move)
+                if pos.over:
+                    break
+                send(name(move))
+            send("Quit")
+            try:
+                proc.wait(timeout=move_timeout)
+            except subprocess.TimeoutExpired:
+                raise _Failed("the program did not exit after Quit") from None
+            reader.join(timeout=5)
+            extra = []
+            while not lines.empty():
+                item = lines.get()
+                if item is not None:
+                    extra.append(item.strip())
+            if extra:
+                raise _Failed(f"output after the game: {extra[0][:40]!r}")
+            if proc.returncode != 0:
+                raise _Failed(f"exit code {proc.returncode} after Quit")
+        except _Failed as failure:
+            problem = str(failure)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+            for stream in (proc.stdin, proc.stdout):
+                try:
+                    stream.close()
+                except OSError:
+                    pass
+        err_file.seek(0)
+        stderr = err_file.read()
+    if stderr.strip():
+        first = stderr.strip().splitlines()[0][:200]
+        problem = f"stderr: {first}" if problem is None else f"{problem}; stderr: {first}"
+    return GameReport(
+        colour=colour,
+        ok=problem is None,
+        plies=pos.ply,
+        answers=answers,
+        returncode=proc.returncode,
+        seconds=time.monotonic() - start,
+        problem=problem,
+        stderr=stderr,
+    )
+
+
+def check_submission(path: Path, budget: float = 3.0, seed: int = 0) -> list[GameReport]:
+    """One whole game as red and one as white of the file at ``path``, each isolated, in a
+    fresh interpreter run in an empty temporary directory with ``--time budget``."""
+    reports = []
+    with tempfile.TemporaryDirectory(prefix="tw_rl-check-") as tmp:
+        for i, colour in enumerate(("red", "white")):
+            command = isolated_command(path, "--time", f"{budget:g}")
+            reports.append(play_game(command, colour, seed=seed + i, cwd=tmp, move_timeout=budget + 30))
+    return reports
+
+
+def format_check(reports: list[GameReport]) -> str:
+    """One line: 'check: ok (...)' or 'check: FAIL (...)'."""
+    parts = []
+    for r in reports:
+        if r.ok:
+            parts.append(f"{r.colour}: {r.plies} plies, {r.answers} answers, {r.seconds:.1f} s")
+        else:
+            parts.append(f"{r.colour}: {r.problem}")
+    if all(r.ok for r in reports):
+        return "check: ok (" + "; ".join(parts) + "; every answer legal, exit 0 after Quit)"
+    return "check: FAIL (" + "; ".join(parts) + ")"
