@@ -1,0 +1,81 @@
+"""Command line: play one CodeCup game over stdin/stdout (standard library only).
+
+    python -m tw_rl.codecup [--player bot|random|greedy|mcts] [--playouts N]
+                            [--rollout random|territory] [--time 30] [--safety 0.6]
+                            [--weights FILE] [--size 6] [--seed S]
+
+Bad options: one line on stderr, exit code 2.
+"""
+
+import argparse
+import sys
+
+from tw_rl.codecup.clock import DEFAULT_BUDGET, DEFAULT_SAFETY
+from tw_rl.codecup.evaluation import EvaluatorError, make_evaluator
+from tw_rl.codecup.players import PLAYERS, make_player
+from tw_rl.codecup.protocol import run
+from tw_rl.codecup.rules import SIZES
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message):
+        sys.stderr.write(f"tw_rl.codecup: {message}\n")
+        sys.stderr.flush()
+        raise SystemExit(2)
+
+
+def _parser():
+    p = _Parser(
+        prog="python -m tw_rl.codecup", description="Play one CodeCup Tumbleweed game on stdin/stdout."
+    )
+    p.add_argument("--player", choices=PLAYERS, default="bot", help="which player (default: bot)")
+    p.add_argument("--playouts", type=int, default=200, help="mcts: playouts per move (default 200)")
+    p.add_argument(
+        "--rollout", choices=("random", "territory"), default="random", help="mcts: leaf valuation"
+    )
+    p.add_argument("--time", type=float, default=DEFAULT_BUDGET, help="thinking budget per game in seconds")
+    p.add_argument("--safety", type=float, default=DEFAULT_SAFETY, help="share of the budget the bot may use")
+    p.add_argument("--weights", default=None, help="bot: network weights file")
+    p.add_argument("--size", type=int, choices=SIZES, default=6, help="cells per board side (default 6)")
+    p.add_argument("--seed", type=int, default=None, help="seed of the random players")
+    return p
+
+
+def main(argv=None):
+    parser = _parser()
+    args = parser.parse_args(argv)
+    if not args.time > 0:
+        parser.error(f"--time must be positive, got {args.time}")
+    if not 0 < args.safety <= 1:
+        parser.error(f"--safety must be in (0, 1], got {args.safety}")
+    if args.playouts < 1:
+        parser.error(f"--playouts must be at least 1, got {args.playouts}")
+    evaluator = None
+    if args.weights is not None:
+        try:
+            evaluator = make_evaluator(args.weights)
+        except EvaluatorError as e:
+            sys.stderr.write(f"tw_rl.codecup: {e}\n")
+            sys.stderr.flush()
+            return 2
+    player = make_player(
+        args.player,
+        seed=args.seed,
+        playouts=args.playouts,
+        rollout=args.rollout,
+        evaluator=evaluator,
+        budget=args.time,
+        safety=args.safety,
+    )
+    try:
+        return run(player, size=args.size, budget=args.time)
+    except KeyboardInterrupt:
+        return 0
+    except Exception as e:  # never a traceback
+        sys.stderr.write(f"tw_rl.codecup: internal error ({type(e).__name__}: {str(e)[:100]}); exiting\n")
+        sys.stderr.flush()
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,314 @@
+"""Monte Carlo tree search with PUCT for the CodeCup bot (standard library only).
+
+Design
+------
+- AlphaZero-style PUCT without rollouts: a leaf is valued by the evaluator's value (see
+  ``evaluation.py``), a finished game by its true result (+1 win, -1 loss, 0 draw for the side to
+  move there).  Selection maximises  Q + c_puct * P * sqrt(N_parent) / (1 + N).  Unvisited
+  moves get the first-play urgency Q = (mean value of the parent) - fpu_reduction.
+- Why PUCT and not a Gumbel root: the bot gets a few hundred to a few thousand simulations a
+  move (CodeCup: 30 s for the whole game in pure Python), enough for PUCT to settle, and PUCT
+  keeps the tree across moves, which sequential halving at the root does not use well.  The root
+  is expanded in full on its first visit (every legal move is played and evaluated once, deadline
+  permitting): that finds an immediate win at once (it is returned without more search) and
+  gives every move one honest evaluation before the priors steer the rest.
+- Every node stores its Position (a copy; ~1.5 KB on the 6-board) and the territory computed
+  when it was made.  Moves are played with ``advance``, which does what ``Position.play`` does
+  for a legal CodeCup move but hands back the territory it computes for the end test, so the
+  evaluator need not compute it again (the territory is ~2/3 of the cost of a simulation).
+- Values along a path alternate sign (every move, a pass too, hands the turn over).
+- The search stops at a deadline (time.monotonic, checked before every simulation) or after a
+  fixed number of simulations (tests).  It returns the most visited root move (ties: higher
+  Q, then higher prior); the root's moves come from ``Position.legal_moves``, so the answer is
+  always legal.
+- Tree reuse: after a search the subtree of the chosen move is kept; the next search looks
+  for the new position among that node's children (by the opponent's last move, then by
+  comparing stacks) and keeps its statistics.  Nodes hold no parent links, so a dropped
+  subtree is freed by reference counting.
+"""
+
+import math
+import time
+
+from tw_rl.codecup.rules import RED, WHITE
+
+
+def advance(position, move):
+    """(child, territory): a copy of position with the legal move played, and its territory.
+
+    Same result as ``child = position.copy(); child.play(move)`` for a legal move under the
+    CodeCup variant; ``territory`` is the child's ``territory()`` (None when the game ended by
+    two passes, or for the official variant, where ``play`` is used as it is).
+    """
+    child = position.copy()
+    if position.variant != "codecup":
+        child.play(move)
+        return child, None
+    n = position.board.num_cells
+    mover = position.to_move
+    if move == n:
+        child.passes += 1
+        active = False
+    else:
+        s = position.sight(move, mover)
+        active = position.owner[move] != mover or position.sight(move, 3 - mover) >= s
+        child.owner[move] = mover
+        child.height[move] = s
+        child.passes = 0
+    child.quiet = 0 if active else child.quiet + 1
+    child.ply += 1
+    child.last_move = move
+    child.to_move = 3 - mover
+    if child.passes >= 2:
+        child.over = True
+        return child, None
+    territory = child.territory()
+    red, white = territory
+    if len(red) + len(white) >= n and len(set(red).union(white)) == n:
+        child.over = True
+    return child, territory
+
+
+def result_value(position, territory=None):
+    """+1 / -1 / 0: the finished game's result for the side to move in position."""
+    if position.forfeit or position.variant != "codecup":
+        w = position.winner()
+    else:
+        if territory is None:
+            territory = position.territory()
+        r, wh = len(territory[0]), len(territory[1])
+        w = RED if r > wh else WHITE if wh > r else 0
+    if w == 0:
+        return 0.0
+    return 1.0 if w == position.to_move else -1.0
+
+
+class Node:
+    """A search node: its position, the evaluator's output, and per-move edge statistics."""
+
+    __slots__ = (
+        "pos",
+        "terr",
+        "terminal",
+        "value",
+        "moves",
+        "priors",
+        "children",
+        "n",
+        "w",
+        "visits",
+        "wsum",
+    )
+
+    def __init__(self, pos, terr):
+        self.pos = pos
+        self.terr = terr
+        self.terminal = pos.over
+        self.value = 0.0
+        self.moves = None  # None: not expanded yet
+        self.priors = None
+        self.children = None
+        self.n = None
+        self.w = None
+        self.visits = 0  # simulations through this node (its own evaluation included)
+        self.wsum = 0.0  # sum of their values, for the side to move here
+
+    def expand(self, evaluator, legal=None):
+        """Evaluate the node (terminal: its result); returns the value for its side to move."""
+        if self.terminal:
+            self.value = result_value(self.pos, self.terr)
+            self.moves = []
+            return self.value
+        priors, value = evaluator.evaluate(self.pos, self.terr)
+        if legal is not None:  # the root: trust the rules engine, not the evaluator
+            total = sum(max(0.0, priors.get(m, 0.0)) for m in legal)
+            if total > 0.0:
+                probs = [max(0.0, priors.get(m, 0.0)) / total for m in legal]
+            else:
+                probs = [1.0 / len(legal)] * len(legal)
+            moves = list(legal)
+        else:
+            moves = list(priors)
+            probs = list(priors.values())
+        self.moves = moves
+        self.priors = probs
+        self.children = [None] * len(moves)
+        self.n = [0] * len(moves)
+        self.w = [0.0] * len(moves)
+        self.value = max(-1.0, min(1.0, float(value)))
+        self.terr = None  # not needed any more; free it
+        return self.value
+
+
+class MCTS:
+    """PUCT search over Position copies, guided by an evaluator, with tree reuse."""
+
+    def __init__(self, evaluator, c_puct=1.5, fpu_reduction=0.2, reuse=True, now=time.monotonic):
+        self.evaluator = evaluator
+        self.c_puct = float(c_puct)
+        self.fpu_reduction = float(fpu_reduction)
+        self.reuse = reuse
+        self.now = now
+        self.root = None
+        self.last_sims = 0
+        self.last_reused = 0
+        self.last_stats = []  # [(move, visits, mean value, prior)] of the last root, most visited first
+
+    # ------------------------------------------------------------ tree reuse
+    @staticmethod
+    def _same(a, b):
+        return (
+            a.to_move == b.to_move
+            and a.owner == b.owner
+            and a.height == b.height
+            and a.passes == b.passes
+            and a.over == b.over
+        )
+
+    def _find(self, position):
+        """The kept node for position, or None."""
+        node = self.root
+        if node is None:
+            return None
+        if self._same(node.pos, position):
+            return node
+        if node.children is None:
+            return None
+        last = position.last_move
+        for i, m in enumerate(node.moves):
+            c = node.children[i]
+            if c is not None and m == last and self._same(c.pos, position):
+                return c
+        return None
+
+    def observe(self, position):
+        """Move the kept tree to position if it is there (else drop it)."""
+        self.root = self._find(position) if self.reuse else None
+
+    def reset(self):
+        self.root = None
+
+    # ---------------------------------------------------------------- search
+    def _root_for(self, position):
+        node = self._find(position) if self.reuse else None
+        legal = position.legal_moves()
+        if node is not None and node.moves is not None and not node.terminal:
+            if sorted(node.moves) == legal:
+                return node
+        node = Node(position.copy(), None)
+        value = node.expand(self.evaluator, legal)
+        node.visits = 1
+        node.wsum = value
+        return node
+
+    def _make_child(self, node, i):
+        pos, terr = advance(node.pos, node.moves[i])
+        child = Node(pos, terr)
+        node.children[i] = child
+        return child
+
+    def _backup(self, path, value):
+        """value is for the side to move at the end of path."""
+        for node, i in reversed(path):
+            value = -value
+            node.n[i] += 1
+            node.w[i] += value
+            node.visits += 1
+            node.wsum += value
+
+    def _simulate(self, root):
+        node = root
+        path = []
+        c = self.c_puct
+        red_fpu = self.fpu_reduction
+        while True:
+            if node.terminal:
+                value = node.value
+                node.visits += 1
+                node.wsum += value
+                break
+            n = node.n
+            w = node.w
+            p = node.priors
+            sq = c * math.sqrt(node.visits)
+            fpu = node.wsum / node.visits - red_fpu
+            best = -1e30
+            bi = 0
+            for i in range(len(p)):
+                ni = n[i]
+                if ni:
+                    u = w[i] / ni + sq * p[i] / (1 + ni)
+                else:
+                    u = fpu + sq * p[i]
+                if u > best:
+                    best = u
+                    bi = i
+            path.append((node, bi))
+            child = node.children[bi]
+            if child is None:
+                child = self._make_child(node, bi)
+                value = child.expand(self.evaluator)
+                child.visits = 1
+                child.wsum = value
+                break
+            node = child
+        self._backup(path, value)
+
+    def search(self, position, deadline=None, max_sims=None):
+        """Best move for position's side to move; stops at the deadline or after max_sims."""
+        if position.over:
+            raise ValueError("the game is over")
+        if deadline is None and max_sims is None:
+            raise ValueError("give a deadline or a simulation count")
+        now = self.now
+        root = self._root_for(position)
+        self.last_reused = root.visits - 1
+        sims = 0
+        if len(root.moves) > 1:
+            # full expansion of the root: one evaluation per move; stop at an immediate win
+            for i in range(len(root.moves)):
+                if root.children[i] is not None:
+                    continue
+                if (deadline is not None and now() >= deadline) or (
+                    max_sims is not None and sims >= max_sims
+                ):
+                    break
+                child = self._make_child(root, i)
+                value = child.expand(self.evaluator)
+                child.visits = 1
+                child.wsum = value
+                self._backup([(root, i)], value)
+                sims += 1
+                if child.terminal and value < 0.0:  # the opponent has lost: we won
+                    self.root = child if self.reuse else None
+                    self.last_sims = sims
+                    self.last_stats = [(root.moves[i], 1, 1.0, root.priors[i])]
+                    return root.moves[i]
+            while True:
+                if max_sims is not None and sims >= max_sims:
+                    break
+                if deadline is not None and now() >= deadline:
+                    break
+                self._simulate(root)
+                sims += 1
+        self.last_sims = sims
+        bi = self._best_index(root)
+        self.last_stats = [
+            (m, root.n[i], root.w[i] / root.n[i] if root.n[i] else 0.0, root.priors[i])
+            for i, m in enumerate(root.moves)
+        ]
+        self.last_stats.sort(key=lambda t: -t[1])
+        self.root = root.children[bi] if self.reuse else None
+        return root.moves[bi]
+
+    @staticmethod
+    def _best_index(root):
+        best = None
+        bi = 0
+        for i in range(len(root.moves)):
+            ni = root.n[i]
+            key = (ni, root.w[i] / ni if ni else -2.0, root.priors[i])
+            if best is None or key > best:
+                best = key
+                bi = i
+        return bi
