@@ -19,7 +19,6 @@ import argparse
 import json
 import os
 import sys
-import tempfile
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import TextIO
@@ -30,6 +29,7 @@ from tw_rl.core.hexgrid import SIZES
 from tw_rl.core.notation import NOTATIONS, PASS, cell_name, parse_cell, record_words, text_board
 from tw_rl.core.rules import VARIANTS, Rules
 from tw_rl.core.state import RED, WHITE, State
+from tw_rl.files import write_atomic
 
 COLOUR_WORDS = {RED: "red", WHITE: "white"}
 
@@ -85,25 +85,6 @@ def _check_start(rules: Rules, red_cell: int, white_cell: int, names: tuple[str,
         )
 
 
-def _illegal_reason(rules: Rules, state: State, action: int) -> str:
-    """Why a placement or pass is illegal for the side to move (one phrase)."""
-    grid = rules.grid
-    mover = int(state.to_move[0])
-    me, other = COLOUR_WORDS[mover], COLOUR_WORDS[3 - mover]
-    if action == grid.num_cells:
-        return f"{me} still has a placement; CodeCup allows a pass only without one"
-    s_me = int(state.sight[0, mover - 1, action])
-    s_other = int(state.sight[0, 2 - mover, action])
-    h = int(state.height[0, action])
-    if s_me == 0:
-        return f"{me} sees none of its stacks from there"
-    if s_me <= h:
-        return f"the stack there has height {h} and {me} sees only {s_me} of its stacks"
-    if rules.codecup and s_other > s_me:
-        return f"suicidal: {other} sees {s_other} of its stacks there, more than {me}'s {s_me}"
-    return "not a legal move in this position"
-
-
 def replay(rules: Rules, words: Iterable[tuple[int, str]], notation: str) -> Iterator[Position]:
     """Play a record through the engine, yielding ply 0 and the position after every move.
 
@@ -137,7 +118,7 @@ def replay(rules: Rules, words: Iterable[tuple[int, str]], notation: str) -> Ite
             raise CliError(f"ply {ply}: move {word} comes after the end of the game (line {number})")
         mover = COLOUR_WORDS[int(state.to_move[0])]
         if not rules.legal_mask(state)[0, action]:
-            reason = _illegal_reason(rules, state, action)
+            reason = rules.why_illegal(state, action)
             raise CliError(f"ply {ply}: move {word} is illegal for {mover}: {reason} (line {number})")
         state = rules.step(state, action)
         yield Position(ply + 1, state, word)
@@ -248,25 +229,10 @@ def _add_show(subparsers: argparse._SubParsersAction) -> None:
     parser.set_defaults(func=_cmd_show)
 
 
-def _write_atomic(path: str, text: str) -> None:
-    """Write ``text`` to a temporary file beside ``path``, then rename it into place."""
-    directory = os.path.dirname(os.path.abspath(path))
+def _write_file(path: str, text: str) -> None:
     try:
-        fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".svg", dir=directory)
+        write_atomic(path, text)
     except OSError as err:
-        raise CliError(f"cannot write {path}: {err.strerror or err}") from None
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)  # mkstemp makes it private; give it a normal file's mode
-        os.replace(tmp, path)
-    except OSError as err:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
         raise CliError(f"cannot write {path}: {err.strerror or err}") from None
 
 
@@ -320,7 +286,7 @@ def _cmd_show(args: argparse.Namespace) -> int:
             last_move,
             args.notation,
         )
-        _write_atomic(args.svg, picture)
+        _write_file(args.svg, picture)
     sys.stdout.flush()
     return 0
 

@@ -13,7 +13,6 @@ renamed; a damaged one is skipped with a warning when looking for the newest.
 from __future__ import annotations
 
 import dataclasses
-import os
 import re
 import warnings
 from pathlib import Path
@@ -26,6 +25,7 @@ from tw_rl.config import LearnerConfig, NetConfig
 from tw_rl.core.encode import encode
 from tw_rl.core.hexgrid import inverse_permutation
 from tw_rl.core.rules import Rules
+from tw_rl.files import atomic_writer
 from tw_rl.net import TumbleweedNet
 from tw_rl.replay import Samples
 
@@ -112,12 +112,8 @@ class Learner:
 def save_checkpoint(folder: Path, generation: int, payload: dict) -> Path:
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / f"ckpt-g{generation:06d}.pt"
-    tmp = path.with_suffix(".tmp")
-    with open(tmp, "wb") as handle:
+    with atomic_writer(path) as handle:
         torch.save(payload, handle)
-        handle.flush()
-        os.fsync(handle.fileno())
-    os.replace(tmp, path)
     return path
 
 

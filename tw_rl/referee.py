@@ -38,11 +38,11 @@ from typing import IO, NamedTuple
 
 import numpy as np
 
-from tw_rl.cli import _illegal_reason
 from tw_rl.core.hexgrid import SIZES, hexgrid
 from tw_rl.core.notation import NOTATIONS, PASS, cell_name, format_record, parse_cell
 from tw_rl.core.rules import Rules
 from tw_rl.core.state import RED, WHITE, State
+from tw_rl.files import write_atomic
 
 FAULT_KINDS = ("illegal", "pass", "garbage", "crash", "timeout")
 COLOUR_WORDS = {RED: "red", WHITE: "white"}
@@ -374,7 +374,7 @@ def _judge(rules: Rules, state: State, answer: _Answer, ply: int, notation: str)
         )
     if not rules.legal_mask(state)[0, action]:
         kind = "pass" if action == grid.num_cells else "illegal"
-        return action, Fault(kind, mover, ply, text, _illegal_reason(rules, state, action))
+        return action, Fault(kind, mover, ply, text, rules.why_illegal(state, action))
     return action, None
 
 
@@ -626,21 +626,6 @@ def game_record(number: int, game: GameResult, seed: int, notation: str = "diff"
     return text + "# " + json.dumps(game_summary(number, game, seed, notation)) + "\n"
 
 
-def _write_atomic(path: Path, text: str) -> None:
-    """Write to a temporary file in the same folder, then rename: a reader sees all or nothing."""
-    fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
 def prepare_out_dir(out_dir: Path) -> None:
     """Create the results folder; RefereeError if it cannot be made or already holds results."""
     if out_dir.exists() and not out_dir.is_dir():
@@ -726,7 +711,7 @@ def run_match(
             stderr_paths=stderr_paths,
         )
         if out is not None and results_file is not None:
-            _write_atomic(out / GAME_FILE.format(number), game_record(number, game, seed, notation))
+            write_atomic(out / GAME_FILE.format(number), game_record(number, game, seed, notation))
             line = json.dumps(game_summary(number, game, seed, notation)) + "\n"
             with write_lock:
                 results_file.write(line)
@@ -781,7 +766,7 @@ def write_summary(match: MatchResult) -> None:
         "win_rate_note": "wins plus half the draws per game; 95% Wilson score interval",
         "stats": {name: s.to_json() for name, s in match.stats().items()},
     }
-    _write_atomic(match.out_dir / "summary.json", json.dumps(summary, indent=2) + "\n")
+    write_atomic(match.out_dir / "summary.json", json.dumps(summary, indent=2) + "\n")
 
 
 def format_table(match: MatchResult) -> str:

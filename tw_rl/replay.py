@@ -16,7 +16,6 @@ Per sample::
 
 from __future__ import annotations
 
-import os
 import re
 import warnings
 import zipfile
@@ -24,6 +23,8 @@ from dataclasses import dataclass, fields
 from pathlib import Path
 
 import numpy as np
+
+from tw_rl.files import atomic_writer
 
 SHARD_PATTERN = re.compile(r"shard-g(\d+)-(\d+)-n(\d+)\.npz$")
 
@@ -63,12 +64,8 @@ def write_shard(folder: Path, generation: int, games: int, samples: Samples) -> 
     while path.exists():
         index += 1
         path = folder / f"shard-g{generation:06d}-{index:04d}-n{games}.npz"
-    tmp = path.with_suffix(".tmp")
-    with open(tmp, "wb") as handle:
+    with atomic_writer(path) as handle:
         np.savez(handle, **{f.name: getattr(samples, f.name) for f in fields(samples)})
-        handle.flush()
-        os.fsync(handle.fileno())
-    os.replace(tmp, path)
     return path
 
 

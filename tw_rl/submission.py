@@ -45,7 +45,6 @@ import ast
 import base64
 import hashlib
 import importlib.util
-import os
 import pkgutil
 import queue
 import random
@@ -56,6 +55,8 @@ import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from tw_rl.files import write_atomic
 
 PACKAGE = "tw_rl.codecup"
 ROOT_PACKAGE = "tw_rl"
@@ -376,28 +377,11 @@ def _weights_warning(weights: Path) -> str | None:
     return None
 
 
-def write_atomic(path: Path, data: bytes) -> None:
-    """Write ``data`` to a temporary file beside ``path``, then rename it into place."""
-    directory = path.resolve().parent
+def _write(path: Path, data: bytes) -> None:
     try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=directory)
+        write_atomic(path, data)
     except OSError as err:
         raise SubmissionError(f"cannot write {path}: {err.strerror or err}") from None
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)  # mkstemp makes it private; give it a normal file's mode
-        os.replace(tmp, path)
-    except BaseException as err:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        if isinstance(err, OSError):
-            raise SubmissionError(f"cannot write {path}: {err.strerror or err}") from None
-        raise
 
 
 def build_submission(weights: Path | None = None, out: Path = Path("submission.py")) -> SubmissionInfo:
@@ -429,7 +413,7 @@ def build_submission(weights: Path | None = None, out: Path = Path("submission.p
         warning = _weights_warning(Path(weights))
         if warning:
             warnings.append(warning)
-    write_atomic(out, data)
+    _write(out, data)
     return SubmissionInfo(
         path=out,
         size=len(data),

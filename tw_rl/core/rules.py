@@ -203,6 +203,26 @@ class Rules:
         mask[state.terminated] = False
         return mask
 
+    def why_illegal(self, state: State, action: int) -> str:
+        """Why ``action`` is not legal in game 0 of ``state`` for the side to move (one phrase)."""
+        colour = {RED: "red", WHITE: "white"}
+        mover = int(state.to_move[0])
+        me, other = colour[mover], colour[3 - mover]
+        if not 0 <= action <= self.num_cells:
+            return f"{action} is not an action of this board"
+        if action == self.num_cells:
+            return f"{me} still has a placement; CodeCup allows a pass only without one"
+        s_me = int(state.sight[0, mover - 1, action])
+        s_other = int(state.sight[0, 2 - mover, action])
+        height = int(state.height[0, action])
+        if s_me == 0:
+            return f"{me} sees none of its stacks from there"
+        if s_me <= height:
+            return f"the stack there has height {height} and {me} sees only {s_me} of its stacks"
+        if self.codecup and s_other > s_me:
+            return f"suicidal: {other} sees {s_other} of its stacks there, more than {me}'s {s_me}"
+        return "not a legal move in this position"
+
     # ------------------------------------------------------------------ moves
 
     def step(self, state: State, actions: np.ndarray | int) -> State:
