@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 
 import numpy as np
 
@@ -27,15 +27,9 @@ from tw_rl.replay import Samples
 
 
 def search_config(cfg: SearchConfigSchema) -> SearchConfig:
-    """The search settings of a run's config."""
+    """The search settings of a run's config (the fields the two records share)."""
     return SearchConfig(
-        simulations=cfg.simulations,
-        root=cfg.root,
-        c_puct=cfg.c_puct,
-        dirichlet_alpha=cfg.dirichlet_alpha,
-        dirichlet_fraction=cfg.dirichlet_fraction,
-        fpu_reduction=cfg.fpu_reduction,
-        gumbel_actions=cfg.gumbel_actions,
+        **{f.name: getattr(cfg, f.name) for f in fields(SearchConfig) if hasattr(cfg, f.name)}
     )
 
 
