@@ -24,7 +24,7 @@ import hydra  # noqa: E402
 from hydra.core.hydra_config import HydraConfig  # noqa: E402
 from omegaconf import DictConfig, OmegaConf  # noqa: E402
 
-from tw_rl.config import TrainConfig, register_configs  # noqa: E402
+from tw_rl.config import ConfigError, TrainConfig, register_configs  # noqa: E402
 
 register_configs()
 
@@ -46,7 +46,18 @@ def main(cfg: DictConfig) -> None:
         train_cfg.run_dir = HydraConfig.get().runtime.output_dir
     from tw_rl.loop import train  # here, so that --cfg / --help work without the training stack
 
-    train(train_cfg)
+    try:
+        train(train_cfg)
+    except ConfigError as err:
+        print(f"error: {err}", file=sys.stderr)
+        sys.exit(2)
+    except KeyboardInterrupt:
+        print(
+            f"\ninterrupted; finished games and checkpoints are kept. Resume with:\n"
+            f"  python scripts/train.py hydra.run.dir={train_cfg.run_dir} <the same overrides>",
+            file=sys.stderr,
+        )
+        sys.exit(130)
 
 
 if __name__ == "__main__":

@@ -10,7 +10,15 @@ import pytest
 import torch
 from helpers import random_positions
 
-from tw_rl.config import EvalConfig, LearnerConfig, NetConfig, SearchConfigSchema, SelfPlayConfig, TrainConfig
+from tw_rl.config import (
+    ConfigError,
+    EvalConfig,
+    LearnerConfig,
+    NetConfig,
+    SearchConfigSchema,
+    SelfPlayConfig,
+    TrainConfig,
+)
 from tw_rl.core.encode import encode, symmetry_actions, symmetry_cells
 from tw_rl.core.mcts import BatchedMCTS, SearchConfig
 from tw_rl.core.rules import Rules
@@ -185,3 +193,20 @@ def test_damaged_shard_is_skipped(tmp_path):
         warnings.simplefilter("always")
         assert window.refresh() == len(samples)
     assert any("damaged shard" in str(w.message) for w in caught)
+
+
+@pytest.mark.parametrize(
+    "change,message",
+    [
+        (lambda c: setattr(c.eval, "opponents", ["randm"]), "eval.opponents"),
+        (lambda c: setattr(c.board, "size", 7), "board size"),
+        (lambda c: setattr(c.search, "root", "uct"), "search.root"),
+        (lambda c: setattr(c.search, "simulations", 0), "search.simulations"),
+    ],
+)
+def test_bad_configs_are_refused_before_anything_runs(tmp_path, change, message):
+    cfg = tiny_config(tmp_path / "run", 1)
+    change(cfg)
+    with pytest.raises(ConfigError, match=message):
+        train(cfg)
+    assert not (tmp_path / "run").exists()

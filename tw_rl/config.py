@@ -10,6 +10,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 
+class ConfigError(ValueError):
+    """A config value that cannot work; the message says which one, in one line."""
+
+
 @dataclass
 class BoardConfig:
     size: int = 6  # cells per side: 6, 8, 10 or 11

@@ -18,16 +18,24 @@ from __future__ import annotations
 import dataclasses
 import json
 import time
+import warnings
 from pathlib import Path
 
 import numpy as np
 import torch
 from torch.utils.tensorboard import SummaryWriter
 
-from tw_rl.config import TrainConfig
+from tw_rl.config import ConfigError, TrainConfig
 from tw_rl.core.baselines import BASELINES
 from tw_rl.core.rules import Rules
-from tw_rl.learner import Learner, latest_checkpoint, net_from_checkpoint, save_checkpoint
+from tw_rl.learner import (
+    CheckpointError,
+    Learner,
+    latest_checkpoint,
+    load_checkpoint,
+    net_from_checkpoint,
+    save_checkpoint,
+)
 from tw_rl.match import play_match, search_player
 from tw_rl.net import NetPolicyValue, build_net, resolve_device
 from tw_rl.replay import ReplayWindow, shard_games, write_shard
@@ -40,10 +48,38 @@ def _progress_bar(enabled: bool, total: int, initial: int):
     return tqdm(total=total, initial=initial, disable=not enabled, unit="gen", dynamic_ncols=True)
 
 
+def check_config(cfg: TrainConfig) -> None:
+    """Refuse a config that cannot work before anything runs (``ConfigError``, one line)."""
+    if not cfg.run_dir:
+        raise ConfigError("run_dir must name the run's folder")
+    try:
+        Rules(cfg.board.size, cfg.board.variant, cfg.board.setup, cfg.board.stale_end)
+        resolve_device(cfg.device)
+    except ValueError as err:
+        raise ConfigError(str(err)) from None
+    unknown = [name for name in cfg.eval.opponents if name not in BASELINES and name != "previous"]
+    if unknown:
+        raise ConfigError(f"eval.opponents: unknown {unknown}; use random, greedy or previous")
+    if cfg.search.root not in ("puct", "gumbel"):
+        raise ConfigError(f"search.root must be puct or gumbel, got {cfg.search.root!r}")
+    for name, value in (
+        ("search.simulations", cfg.search.simulations),
+        ("search.cheap_simulations", cfg.search.cheap_simulations),
+        ("selfplay.games_per_generation", cfg.selfplay.games_per_generation),
+        ("selfplay.parallel_games", cfg.selfplay.parallel_games),
+        ("learner.batch_size", cfg.learner.batch_size),
+        ("net.blocks", cfg.net.blocks),
+        ("net.channels", cfg.net.channels),
+    ):
+        if value < 1:
+            raise ConfigError(f"{name} must be at least 1, got {value}")
+    if not 0 <= cfg.search.full_search_fraction <= 1:
+        raise ConfigError("search.full_search_fraction must lie in [0, 1]")
+
+
 def train(cfg: TrainConfig) -> dict:
     """Run (or resume) a training run; returns the last generation's metrics."""
-    if not cfg.run_dir:
-        raise ValueError("cfg.run_dir must name the run's folder")
+    check_config(cfg)
     run_dir = Path(cfg.run_dir)
     run_dir.mkdir(parents=True, exist_ok=True)
     (run_dir / "config.json").write_text(json.dumps(dataclasses.asdict(cfg), indent=2))
@@ -61,7 +97,7 @@ def train(cfg: TrainConfig) -> dict:
     if resumed is not None:
         path, payload = resumed
         if int(payload["size"]) != cfg.board.size:
-            raise ValueError(f"{path} is for board size {payload['size']}, the config says {cfg.board.size}")
+            raise ConfigError(f"{path} is for board size {payload['size']}, the config says {cfg.board.size}")
         learner.restore(payload)
         first_generation = int(payload["generation"]) + 1
     # One generator per generation, derived from the seed: a resumed run continues reproducibly.
@@ -169,37 +205,21 @@ def _evaluate(cfg, rules, policy_value, run_dir, generation, rng, writer, device
     out = {}
     for name in cfg.eval.opponents:
         if name in BASELINES:
-            opponent = _baseline_player(name)
+            opponent = BASELINES[name]
         elif name == "previous":
             previous = run_dir / "checkpoints" / f"ckpt-g{generation - cfg.eval.every:06d}.pt"
-            found = latest_checkpoint_at(previous)
-            if found is None:
+            if not previous.exists():
+                continue  # the first evaluation has nothing to compare with
+            try:
+                payload = load_checkpoint(previous)
+            except CheckpointError as err:
+                warnings.warn(f"no comparison with the previous network: {err}", stacklevel=2)
                 continue
-            old = NetPolicyValue(net_from_checkpoint(found, device), policy_value.rules, device)
+            old = NetPolicyValue(net_from_checkpoint(payload, device), policy_value.rules, device)
             opponent = search_player(old, search)
-        else:
-            raise ValueError(f"unknown evaluation opponent {name!r}: use random, greedy or previous")
+        else:  # check_config let it through: it is a checkpoint path or a later kind
+            raise ConfigError(f"unknown evaluation opponent {name!r}")
         result = play_match(rules, me, opponent, cfg.eval.games, rng)
         out[f"arena/vs_{name}"] = result.score
         writer.add_scalar(f"arena/vs_{name}", result.score, generation)
     return out
-
-
-def latest_checkpoint_at(path: Path) -> dict | None:
-    from tw_rl.learner import CheckpointError, load_checkpoint
-
-    if not path.exists():
-        return None
-    try:
-        return load_checkpoint(path)
-    except CheckpointError:
-        return None
-
-
-def _baseline_player(name: str):
-    act = BASELINES[name]
-
-    def play(rules, state, rng):
-        return act(rules, state, rng)
-
-    return play
