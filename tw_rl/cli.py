@@ -4,6 +4,7 @@
     tw-rl show RECORD [--ply K]   a text board (and optionally an SVG picture) of one position
     tw-rl referee A B [--games N]  a match between two CodeCup-protocol programs
     tw-rl export [--out FILE]     the one-file CodeCup submission, built from tw_rl/codecup
+    tw-rl evaluate --players P ... Elo ratings of checkpoints, baselines and programs (arena)
 
 To add a command, write ``_add_NAME(subparsers)`` that builds its parser and sets
 ``func=_cmd_NAME``, write ``_cmd_NAME(args) -> int``, and list the builder in ``COMMANDS``.
@@ -413,6 +414,101 @@ def _cmd_export(args: argparse.Namespace) -> int:
     return 0 if all(report.ok for report in reports) else 1
 
 
+# ------------------------------------------------------------------------------ evaluate
+
+
+def _add_evaluate(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "evaluate",
+        help="rate checkpoints, baselines and programs against each other (Elo, stored games)",
+        description="Play games between the players, colours balanced, always on the pairing whose "
+        "rating difference is most uncertain, until the game budget (games already in the database "
+        "count) or the target interval width is reached; store every game in a SQLite database as it "
+        "ends; fit Bradley-Terry ratings (Elo, anchor = 0, 95%% intervals) over all stored games and "
+        "write ratings.csv, ratings.json and Elo pictures to --out. Players: random, greedy, mcts[@N], "
+        "ckpt:PATH[@SIMS] (a file, folder or glob), weights:PATH, program:COMMAND; NAME=... names one. "
+        "--games 0 only rates what is stored.",
+    )
+    parser.add_argument("--players", nargs="+", metavar="P", default=["random", "greedy"], help="the players")
+    parser.add_argument("--games", type=int, default=200, help="game budget among the players (default 200)")
+    parser.add_argument(
+        "--db", default="arena/results.sqlite", help="results database (default arena/results.sqlite)"
+    )
+    parser.add_argument("--anchor", default="random", help="the player rated 0 (default random)")
+    parser.add_argument(
+        "--out", metavar="DIR", default="arena", help="folder for ratings and pictures (default arena)"
+    )
+    parser.add_argument(
+        "--ci-width", type=float, default=0.0, help="stop when every 95%% interval is this narrow (Elo)"
+    )
+    parser.add_argument("--batch-size", type=int, default=32, help="in-process games at once (default 32)")
+    parser.add_argument("--jobs", type=int, default=1, help="referee games at once (default 1)")
+    parser.add_argument(
+        "--simulations", type=int, default=64, help="checkpoint search budget without @N (default 64)"
+    )
+    parser.add_argument(
+        "--time", type=float, default=30.0, help="referee: seconds per program per game (default 30)"
+    )
+    parser.add_argument("--size", type=int, choices=SIZES, default=6, help="cells per side (default 6)")
+    parser.add_argument("--seed", type=int, default=0, help="seed of openings and players (default 0)")
+    parser.add_argument("--device", default="cpu", help="torch device of checkpoint players (default cpu)")
+    parser.add_argument("--threads", type=int, default=0, help="torch CPU threads (default: torch's)")
+    parser.add_argument("--no-tensorboard", action="store_true", help="do not log the Elo curve to runs' tb/")
+    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    parser.set_defaults(func=_cmd_evaluate)
+
+
+def _cmd_evaluate(args: argparse.Namespace) -> int:
+    import signal
+    import threading
+
+    from tw_rl.arena import ArenaError, evaluate
+    from tw_rl.config import EvaluateConfig
+    from tw_rl.results_db import ResultsDBError
+
+    cfg = EvaluateConfig(
+        players=list(args.players),
+        games=args.games,
+        ci_width=args.ci_width,
+        db=args.db,
+        anchor=args.anchor,
+        batch_size=args.batch_size,
+        jobs=args.jobs,
+        seed=args.seed,
+        out=args.out,
+        size=args.size,
+        simulations=args.simulations,
+        time=args.time,
+        device=args.device,
+        threads=args.threads,
+        tensorboard=not args.no_tensorboard,
+        progress=not args.no_progress,
+    )
+
+    def terminate(signum, frame):
+        raise KeyboardInterrupt
+
+    # A kill (SIGTERM) stops like Ctrl-C: the finished games are stored, the ratings written.
+    in_main = threading.current_thread() is threading.main_thread()
+    previous = signal.signal(signal.SIGTERM, terminate) if in_main else None
+    try:
+        result = evaluate(cfg, log=lambda line: print(line, file=sys.stderr))
+    except (ArenaError, ResultsDBError) as err:
+        raise CliError(str(err)) from None
+    finally:
+        if in_main:
+            signal.signal(signal.SIGTERM, previous)
+    print(result.ratings.table())
+    print(
+        f"{result.played} games played, {result.total} stored among these players; "
+        f"stopped: {result.stopped}; database {cfg.db}"
+    )
+    for path in result.files:
+        print(f"wrote {path}")
+    sys.stdout.flush()
+    return 130 if result.stopped == "interrupted" else 0
+
+
 # ---------------------------------------------------------------------------------- main
 
 COMMANDS: list[Callable[[argparse._SubParsersAction], None]] = [
@@ -420,6 +516,7 @@ COMMANDS: list[Callable[[argparse._SubParsersAction], None]] = [
     _add_show,
     _add_referee,
     _add_export,
+    _add_evaluate,
 ]
 
 

@@ -8,6 +8,7 @@ library itself takes these dataclasses and never imports Hydra.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 
 class ConfigError(ValueError):
@@ -90,6 +91,26 @@ class TrainConfig:
     progress: bool = True  # a progress bar in the terminal
 
 
+@dataclass
+class EvaluateConfig:
+    players: list[Any] = field(default_factory=lambda: ["random", "greedy"])  # specs: see tw_rl.arena
+    games: int = 200  # game budget among the players, games already in the database included
+    ci_width: float = 0.0  # stop early once every 95% rating interval is at most this wide (Elo; 0 = off)
+    db: str = "arena/results.sqlite"  # SQLite file holding every game (created if missing, shared by runs)
+    anchor: str = "random"  # the player rated 0 Elo
+    batch_size: int = 32  # in-process games played at once per pairing
+    jobs: int = 1  # referee games (outside programs) played at once
+    seed: int = 0  # seeds the openings and the players' random choices
+    out: str = "arena"  # folder for ratings.csv, ratings.json and the Elo pictures
+    size: int = 6  # cells per board side (CodeCup rules)
+    simulations: int = 64  # search budget of a checkpoint given without @N (0 = its raw policy)
+    time: float = 30.0  # referee games: thinking seconds per program per game
+    device: str = "cpu"  # torch device of the checkpoint players: "cpu", "cuda" or "auto"
+    threads: int = 0  # torch CPU threads (0 = torch's default)
+    tensorboard: bool = True  # also log the Elo curve to the run's tb/ when checkpoints belong to a run
+    progress: bool = True  # a progress bar in the terminal
+
+
 SCHEMAS = {
     "board": BoardConfig,
     "net": NetConfig,
@@ -113,5 +134,6 @@ def register_configs() -> None:
 
     store = ConfigStore.instance()
     store.store(name="train_schema", node=TrainConfig)
+    store.store(name="evaluate_schema", node=EvaluateConfig)
     for group, schema in SCHEMAS.items():
         store.store(group=group, name=f"{group}_schema", node=schema)

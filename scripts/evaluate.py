@@ -1,0 +1,63 @@
+"""Rate players against each other in the arena: the Hydra front end of ``tw_rl.arena.evaluate``.
+
+The config is ``configs/evaluate.yaml``, checked against ``tw_rl.config.EvaluateConfig`` (a
+mistyped key or a wrong type fails before anything runs). Every game is stored in ``db`` as it
+ends; a later call adds to the same history (stored games count toward ``games``).
+
+    python scripts/evaluate.py                                           # random vs greedy
+    python scripts/evaluate.py 'players=[random,greedy,"ckpt:runs/x/checkpoints/*.pt@32"]' games=400
+    python scripts/evaluate.py 'players=[greedy,"program:python -m tw_rl.codecup --player mcts"]' jobs=2
+    python scripts/evaluate.py games=0                                   # only rate the stored games
+    python scripts/evaluate.py --cfg job                                 # print the config, run nothing
+
+Same as ``tw-rl evaluate --players ... --games N --db FILE --anchor NAME --out DIR``.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+# The package of this checkout first, installed or not (an installed copy elsewhere must not win).
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+import hydra  # noqa: E402
+from omegaconf import DictConfig, OmegaConf  # noqa: E402
+
+from tw_rl.config import EvaluateConfig, register_configs  # noqa: E402
+
+register_configs()
+
+
+def to_evaluate_config(cfg: DictConfig) -> EvaluateConfig:
+    """The composed config as an ``EvaluateConfig`` (an added unknown key fails, as in train.py)."""
+    plain = OmegaConf.to_container(cfg, resolve=True)
+    OmegaConf.merge(OmegaConf.structured(EvaluateConfig), plain)
+    return EvaluateConfig(**plain)
+
+
+@hydra.main(version_base="1.3", config_path="../configs", config_name="evaluate")
+def main(cfg: DictConfig) -> int:
+    from tw_rl.arena import ArenaError, evaluate  # here, so that --cfg / --help stay quick
+    from tw_rl.results_db import ResultsDBError
+
+    eval_cfg = to_evaluate_config(cfg)
+    try:
+        result = evaluate(eval_cfg, log=lambda line: print(line, file=sys.stderr))
+    except (ArenaError, ResultsDBError) as err:
+        print(f"error: {err}", file=sys.stderr)
+        sys.exit(2)
+    print(result.ratings.table())
+    print(
+        f"{result.played} games played, {result.total} stored among these players; "
+        f"stopped: {result.stopped}; database {eval_cfg.db}"
+    )
+    for path in result.files:
+        print(f"wrote {path}")
+    if result.stopped == "interrupted":
+        sys.exit(130)
+    return 0
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,58 @@
+"""notebooks/analysis.ipynb runs top to bottom (nbclient) on a tiny run made here."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tw_rl.config import EvalConfig, LearnerConfig, NetConfig, SearchConfigSchema, SelfPlayConfig, TrainConfig
+from tw_rl.loop import train
+
+nbformat = pytest.importorskip("nbformat")
+nbclient = pytest.importorskip("nbclient")
+pytest.importorskip("ipykernel")
+
+NOTEBOOK = Path(__file__).resolve().parent.parent / "notebooks" / "analysis.ipynb"
+
+
+def tiny_run(run_dir: Path) -> None:
+    train(
+        TrainConfig(
+            net=NetConfig(name="tiny", blocks=1, channels=8, pool_every=1, head_channels=8),
+            search=SearchConfigSchema(simulations=3, cheap_simulations=2, full_search_fraction=0.5),
+            selfplay=SelfPlayConfig(games_per_generation=2, parallel_games=2),
+            learner=LearnerConfig(batch_size=16, steps_per_generation=2, min_samples=8),
+            eval=EvalConfig(every=1, games=2, simulations=2, opponents=["random"]),
+            generations=2,
+            run_dir=str(run_dir),
+            device="cpu",
+            threads=1,
+            progress=False,
+        )
+    )
+
+
+def test_the_analysis_notebook_runs_on_a_tiny_run(tmp_path, monkeypatch):
+    run = tmp_path / "run"
+    tiny_run(run)
+    monkeypatch.setenv("TW_RUN_DIR", str(run))
+    monkeypatch.setenv("TW_EVAL_GAMES", "16")
+    monkeypatch.setenv("TW_EVAL_SIMULATIONS", "1")
+    monkeypatch.setenv("OMP_NUM_THREADS", "1")
+    monkeypatch.setenv("MPLBACKEND", "module://matplotlib_inline.backend_inline")
+    notebook = nbformat.read(NOTEBOOK, as_version=4)
+    client = nbclient.NotebookClient(
+        notebook, timeout=180, kernel_name="python3", resources={"metadata": {"path": str(tmp_path)}}
+    )
+    client.execute()  # raises CellExecutionError on the first failing cell
+    outputs = [out for cell in notebook.cells if cell.cell_type == "code" for out in cell.get("outputs", [])]
+    kinds = {kind for out in outputs for kind in out.get("data", {})}
+    text = "".join(out.get("text", "") for out in outputs if out.get("output_type") == "stream")
+    assert "image/png" in kinds and "image/svg+xml" in kinds
+    assert "ratings (Elo, random = 0)" in text and "run/g1@1" in text
+    assert "shown: 2" in text
+    assert (run / "arena" / "results.sqlite").exists() and (run / "arena" / "ratings.json").exists()
+    # The notebook in the repository carries no outputs.
+    stored = nbformat.read(NOTEBOOK, as_version=4)
+    assert all(not cell.get("outputs") for cell in stored.cells if cell.cell_type == "code")

@@ -1,0 +1,604 @@
+"""Bradley-Terry ratings on the Elo scale, fitted by maximum likelihood (numpy only).
+
+The model: red (the side that moves first) scores against white with probability
+
+    P(red wins) = sigmoid(r_red - r_white + h)
+
+where ``r`` are the players' strengths in logits and ``h`` is the first-move (red) advantage.
+A draw counts as half a win and half a loss: each game adds ``s log p + (1 - s) log(1 - p)``
+to the log-likelihood with ``s`` = 1, 0.5 or 0 (red's score). Games are aggregated per
+(red, white) pair and the likelihood is maximised by Newton's method with step halving.
+
+One player, the anchor (``random`` by default), is fixed at 0; ratings are reported in Elo
+(``ELO_PER_LOGIT`` = 400 / ln 10 per logit). The covariance of the free parameters is the
+inverse of the observed Fisher information (minus the Hessian of the log-likelihood at the
+optimum, anchor fixed); it gives 95% intervals for every rating and every difference.
+
+Players that are not connected to the anchor by games cannot be rated on its scale. Each such
+connected component is fitted on its own, relative to its own reference player (the one with
+the most games), and a warning says so; differences across components are refused (None).
+When the maximum-likelihood estimate does not exist (a player won or lost every game, or red
+won every game), the fit adds ``fallback_draws`` virtual draws per pair of players that met
+(half with each colour) and says so in a warning instead of reporting an infinite number.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+ELO_PER_LOGIT = 400.0 / math.log(10.0)
+Z95 = 1.959963984540054  # two-sided 95% normal quantile
+MAX_LOGIT = 18.0  # a fitted |red - white + h| beyond this (p > 1 - 1.5e-8) means no finite optimum
+
+
+def expected_score(elo_difference: float | np.ndarray) -> float | np.ndarray:
+    """The expected score of a player ``elo_difference`` Elo stronger (colours balanced)."""
+    return 1.0 / (1.0 + np.power(10.0, -np.asarray(elo_difference, dtype=float) / 400.0))
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """One game for the fit: the players by colour and red's score (1 win, 0.5 draw, 0 loss)."""
+
+    red: str
+    white: str
+    score: float
+    weight: float = 1.0  # how many games this stands for (virtual draws use fractions)
+
+
+@dataclass
+class PlayerRating:
+    """One player's rating: Elo, standard error, 95% interval and its record."""
+
+    name: str
+    elo: float
+    se: float  # standard error in Elo (0 for the anchor or a reference)
+    low: float  # 95% interval
+    high: float
+    games: int
+    score: float  # points per game (draws half)
+    component: int  # 0 = the anchor's component; 1, 2, ... the others
+    reference: str  # the player rated 0 in this component (the anchor in component 0)
+    rank: int = 0
+
+
+@dataclass
+class Difference:
+    """The rating difference a - b with its standard error and 95% interval (Elo)."""
+
+    a: str
+    b: str
+    elo: float
+    se: float
+    low: float
+    high: float
+
+
+@dataclass
+class Ratings:
+    """The result of a fit. ``players`` are ranked: the anchor's component first, best first."""
+
+    anchor: str
+    players: list[PlayerRating]
+    first_move: float  # red's advantage in Elo (from the anchor's component, or the largest)
+    first_move_se: float
+    games: int  # real games used (virtual draws not counted)
+    warnings: list[str] = field(default_factory=list)
+    regularized: bool = False  # virtual draws were added because the MLE does not exist
+    _index: dict[str, int] = field(default_factory=dict, repr=False)  # name -> row of covariance
+    _covariance: np.ndarray = field(default_factory=lambda: np.zeros((0, 0)), repr=False)  # Elo^2
+    _component: dict[str, int] = field(default_factory=dict, repr=False)
+
+    def __getitem__(self, name: str) -> PlayerRating:
+        for player in self.players:
+            if player.name == name:
+                return player
+        raise KeyError(name)
+
+    def __contains__(self, name: str) -> bool:
+        return name in self._component
+
+    @property
+    def first_move_interval(self) -> tuple[float, float]:
+        return self.first_move - Z95 * self.first_move_se, self.first_move + Z95 * self.first_move_se
+
+    def connected(self, a: str, b: str) -> bool:
+        """True when both are rated on one scale (the same connected component)."""
+        return a in self._component and self._component.get(a) == self._component.get(b)
+
+    def difference(self, a: str, b: str) -> Difference | None:
+        """Rating of ``a`` minus rating of ``b`` with its interval; None across components."""
+        if not self.connected(a, b):
+            return None
+        i, j = self._index.get(a), self._index.get(b)
+        cov = self._covariance
+        var = 0.0
+        if i is not None:
+            var += cov[i, i]
+        if j is not None:
+            var += cov[j, j]
+        if i is not None and j is not None:
+            var -= 2.0 * cov[i, j]
+        se = math.sqrt(max(var, 0.0))
+        d = self[a].elo - self[b].elo
+        return Difference(a, b, d, se, d - Z95 * se, d + Z95 * se)
+
+    # ------------------------------------------------------------------ output
+
+    def table(self) -> str:
+        """The ranked table as text, one block per connected component."""
+        lines = []
+        width = max([len(p.name) for p in self.players] + [6])
+        header = (
+            f"{'rank':>4}  {'player':<{width}}  {'Elo':>7}  {'95% interval':>17}  {'+/-':>5}"
+            f"  {'games':>6}  {'score':>6}"
+        )
+        component = None
+        for p in self.players:
+            if p.component != component:
+                component = p.component
+                if p.component == 0:
+                    lines.append(f"ratings (Elo, {self.anchor} = 0)")
+                else:
+                    lines.append(
+                        f"component {p.component}: not connected to {self.anchor}; "
+                        f"ratings relative to {p.reference} = 0, not comparable with the above"
+                    )
+                lines.append(header)
+            interval = f"[{p.low:7.0f}, {p.high:7.0f}]"
+            lines.append(
+                f"{p.rank:>4}  {p.name:<{width}}  {p.elo:7.0f}  {interval:>17}  {Z95 * p.se:5.0f}"
+                f"  {p.games:>6}  {100 * p.score:5.1f}%"
+            )
+        low, high = self.first_move_interval
+        lines.append(
+            f"first move (red) advantage: {self.first_move:.0f} Elo [{low:.0f}, {high:.0f}]; "
+            f"{self.games} games; score = points per game, draws half"
+        )
+        for warning in self.warnings:
+            lines.append(f"warning: {warning}")
+        return "\n".join(lines)
+
+    def to_json(self) -> dict:
+        low, high = self.first_move_interval
+        return {
+            "anchor": self.anchor,
+            "scale": "Elo: 400/ln(10) per logit of the Bradley-Terry model; draws count half",
+            "games": self.games,
+            "first_move": {"elo": self.first_move, "se": self.first_move_se, "low": low, "high": high},
+            "regularized": self.regularized,
+            "warnings": list(self.warnings),
+            "players": [
+                {
+                    "rank": p.rank,
+                    "name": p.name,
+                    "elo": p.elo,
+                    "se": p.se,
+                    "low": p.low,
+                    "high": p.high,
+                    "games": p.games,
+                    "score": p.score,
+                    "component": p.component,
+                    "reference": p.reference,
+                }
+                for p in self.players
+            ],
+        }
+
+    def to_csv(self) -> str:
+        out = io.StringIO()
+        columns = ["rank", "name", "elo", "se", "low", "high", "games", "score", "component", "reference"]
+        writer = csv.writer(out, lineterminator="\n")
+        writer.writerow(columns)
+        for p in self.players:
+            writer.writerow(
+                [p.rank, p.name, f"{p.elo:.2f}", f"{p.se:.2f}", f"{p.low:.2f}", f"{p.high:.2f}"]
+                + [p.games, f"{p.score:.4f}", p.component, p.reference]
+            )
+        return out.getvalue()
+
+
+# ------------------------------------------------------------------------------- the fit
+
+
+class _Pairs:
+    """Games aggregated per (red, white) pair of player indices."""
+
+    def __init__(self, red: np.ndarray, white: np.ndarray, weight: np.ndarray, score: np.ndarray):
+        self.red, self.white, self.weight, self.score = red, white, weight, score  # score = sum of s * w
+
+
+def _aggregate(red: np.ndarray, white: np.ndarray, score: np.ndarray, weight: np.ndarray, n: int) -> _Pairs:
+    key = red * n + white
+    keys, inverse = np.unique(key, return_inverse=True)
+    w = np.bincount(inverse, weights=weight, minlength=len(keys))
+    s = np.bincount(inverse, weights=weight * score, minlength=len(keys))
+    return _Pairs(keys // n, keys % n, w, s)
+
+
+def _loglik(theta: np.ndarray, pairs: _Pairs, free: np.ndarray) -> float:
+    x = _logits(theta, pairs, free)
+    # s log p + (w - s) log(1 - p), with log p = -log(1 + e^-x)
+    return float(
+        -(pairs.score * np.logaddexp(0.0, -x) + (pairs.weight - pairs.score) * np.logaddexp(0.0, x)).sum()
+    )
+
+
+def _logits(theta: np.ndarray, pairs: _Pairs, free: np.ndarray) -> np.ndarray:
+    """x = r_red - r_white + h; ``free[i]`` is player i's parameter slot (-1: fixed at 0)."""
+    r = np.append(theta[:-1], 0.0)  # slot -1 reads the trailing 0
+    return r[free[pairs.red]] - r[free[pairs.white]] + theta[-1]
+
+
+def _derivatives(theta: np.ndarray, pairs: _Pairs, free: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Gradient and Hessian of the log-likelihood in the free parameters (+ h last)."""
+    k = len(theta)
+    x = _logits(theta, pairs, free)
+    p = 1.0 / (1.0 + np.exp(-x))
+    residual = pairs.score - pairs.weight * p  # d loglik / dx
+    curvature = pairs.weight * p * (1.0 - p)  # -d2 loglik / dx2
+    # Design: +1 at red's slot, -1 at white's slot, +1 at h (slot k-1); fixed players have none.
+    rows = np.arange(len(x))
+    design = np.zeros((len(x), k + 1))
+    np.add.at(design, (rows, np.where(free[pairs.red] >= 0, free[pairs.red], k)), 1.0)
+    np.add.at(design, (rows, np.where(free[pairs.white] >= 0, free[pairs.white], k)), -1.0)
+    design = design[:, :k]
+    design[:, k - 1] = 1.0
+    gradient = design.T @ residual
+    hessian = -(design.T * curvature) @ design
+    return gradient, hessian
+
+
+def _newton(pairs: _Pairs, free: np.ndarray, k: int, max_iter: int = 200) -> tuple[np.ndarray, bool]:
+    """Maximise the log-likelihood; returns (theta, converged to a finite optimum)."""
+    theta = np.zeros(k)
+    value = _loglik(theta, pairs, free)
+    for _ in range(max_iter):
+        gradient, hessian = _derivatives(theta, pairs, free)
+        try:
+            step = np.linalg.solve(-hessian, gradient)
+        except np.linalg.LinAlgError:
+            step = np.linalg.lstsq(-hessian, gradient, rcond=None)[0]
+        scale = 1.0
+        while True:
+            candidate = theta + scale * step
+            new_value = _loglik(candidate, pairs, free)
+            if new_value >= value - 1e-12 or scale < 1e-8:
+                break
+            scale *= 0.5
+        theta, value = candidate, new_value
+        if np.max(np.abs(_logits(theta, pairs, free))) > 2 * MAX_LOGIT:
+            return theta, False  # running off to infinity
+        if np.max(np.abs(scale * step)) < 1e-9:
+            break
+    gradient, _ = _derivatives(theta, pairs, free)
+    # At a finite optimum no fitted probability is that close to 0 or 1; where one is, the
+    # curvature has vanished in floating point and the "optimum" is a point on the way out.
+    finite = np.max(np.abs(_logits(theta, pairs, free))) < MAX_LOGIT
+    small = np.max(np.abs(gradient)) < 1e-6 * max(1.0, float(pairs.weight.sum()))
+    return theta, bool(finite and small)
+
+
+def _components(n: int, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Connected-component label per player (union-find over games a-b)."""
+    parent = list(range(n))
+
+    def find(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    for i, j in zip(a.tolist(), b.tolist(), strict=True):
+        ri, rj = find(i), find(j)
+        if ri != rj:
+            parent[ri] = rj
+    return np.array([find(i) for i in range(n)])
+
+
+def _strong_components(n: int, edges: set[tuple[int, int]]) -> list[list[int]]:
+    """Strongly connected components of the 'scored against' graph (Kosaraju, iterative)."""
+    forward: list[list[int]] = [[] for _ in range(n)]
+    backward: list[list[int]] = [[] for _ in range(n)]
+    for i, j in edges:
+        forward[i].append(j)
+        backward[j].append(i)
+    order: list[int] = []
+    seen = [False] * n
+    for start in range(n):
+        if seen[start]:
+            continue
+        seen[start] = True
+        stack = [(start, iter(forward[start]))]
+        while stack:
+            node, children = stack[-1]
+            for child in children:
+                if not seen[child]:
+                    seen[child] = True
+                    stack.append((child, iter(forward[child])))
+                    break
+            else:
+                order.append(node)
+                stack.pop()
+    label = [-1] * n
+    groups: list[list[int]] = []
+    for start in reversed(order):
+        if label[start] >= 0:
+            continue
+        label[start] = len(groups)
+        group, stack = [start], [start]
+        while stack:
+            for j in backward[stack.pop()]:
+                if label[j] < 0:
+                    label[j] = label[start]
+                    group.append(j)
+                    stack.append(j)
+        groups.append(sorted(group))
+    return groups
+
+
+def _separation(names: list[str], edges: set[tuple[int, int]], score: np.ndarray) -> list[str]:
+    """Why no finite maximum-likelihood estimate exists, in words ([] when one may exist)."""
+    reasons = []
+    groups = _strong_components(len(names), edges)
+    if len(groups) > 1:
+        label = {i: k for k, group in enumerate(groups) for i in group}
+        for k, group in enumerate(groups):
+            lost_some = any(label[i] != k and label[j] == k for i, j in edges)
+            scored_some = any(label[i] == k and label[j] != k for i, j in edges)
+            who = ", ".join(names[i] for i in group)
+            if not lost_some:
+                reasons.append(f"{who} won every game against the others")
+            elif not scored_some:
+                reasons.append(f"{who} lost every game against the others")
+    if score.size and (score == 1.0).all():
+        reasons.append("red won every game")
+    elif score.size and (score == 0.0).all():
+        reasons.append("white won every game")
+    if len(reasons) > 4:
+        reasons = reasons[:4] + [f"{len(reasons) - 4} more"]
+    return reasons
+
+
+@dataclass
+class _ComponentFit:
+    names: list[str]
+    reference: str
+    elo: np.ndarray  # per player of the component
+    covariance: np.ndarray  # Elo^2, over the component's players (reference row/column 0)
+    first_move: float
+    first_move_se: float
+    games: int
+    regularized: bool
+    separated: bool  # the MLE does not exist even with the virtual draws (should not happen)
+    reasons: list[str]  # why the MLE does not exist, when it does not
+
+
+def _fit_component(
+    names: list[str],
+    reference: str,
+    red: np.ndarray,
+    white: np.ndarray,
+    score: np.ndarray,
+    weight: np.ndarray,
+    fallback_draws: float,
+    virtual_draws: float,
+) -> _ComponentFit:
+    n = len(names)
+    ref = names.index(reference)
+    free = np.full(n, -1)
+    others = [i for i in range(n) if i != ref]
+    free[others] = np.arange(len(others))
+    k = len(others) + 1  # + h
+
+    def with_draws(amount: float):
+        if amount <= 0:
+            return red, white, score, weight
+        met = {(min(i, j), max(i, j)) for i, j in zip(red.tolist(), white.tolist(), strict=True) if i != j}
+        extra = np.array(sorted(met), dtype=np.int64).reshape(-1, 2)
+        r = np.concatenate([red, extra[:, 0], extra[:, 1]])
+        w = np.concatenate([white, extra[:, 1], extra[:, 0]])
+        s = np.concatenate([score, np.full(2 * len(extra), 0.5)])
+        wt = np.concatenate([weight, np.full(2 * len(extra), amount / 2)])
+        return r, w, s, wt
+
+    edges = set()
+    for i, j, s in zip(red.tolist(), white.tolist(), score.tolist(), strict=True):
+        if s > 0:
+            edges.add((i, j))
+        if s < 1:
+            edges.add((j, i))
+    reasons = _separation(names, edges, score)
+    exists = not reasons
+    regularized = virtual_draws > 0
+    amount = virtual_draws
+    theta, ok = (None, False)
+    if exists:
+        pairs = _aggregate(*with_draws(amount), n)
+        theta, ok = _newton(pairs, free, k)
+    if not ok:
+        regularized = True
+        amount = max(virtual_draws, fallback_draws)
+        pairs = _aggregate(*with_draws(amount), n)
+        theta, ok = _newton(pairs, free, k)
+    _, hessian = _derivatives(theta, pairs, free)
+    try:
+        cov = np.linalg.inv(-hessian)
+    except np.linalg.LinAlgError:
+        cov = np.linalg.pinv(-hessian)
+    elo = np.zeros(n)
+    elo[others] = theta[:-1] * ELO_PER_LOGIT
+    full = np.zeros((n, n))
+    full[np.ix_(others, others)] = cov[:-1, :-1] * ELO_PER_LOGIT**2
+    return _ComponentFit(
+        names=names,
+        reference=reference,
+        elo=elo,
+        covariance=full,
+        first_move=float(theta[-1] * ELO_PER_LOGIT),
+        first_move_se=float(math.sqrt(max(cov[-1, -1], 0.0)) * ELO_PER_LOGIT),
+        games=int(round(weight.sum())),
+        regularized=regularized,
+        separated=not ok,
+        reasons=reasons if regularized and virtual_draws <= 0 else [],
+    )
+
+
+def fit(
+    outcomes: Iterable[Outcome | tuple[str, str, float]],
+    anchor: str = "random",
+    *,
+    players: Sequence[str] = (),
+    virtual_draws: float = 0.0,
+    fallback_draws: float = 1.0,
+) -> Ratings:
+    """Fit the ratings of every player in ``outcomes`` (plus ``players`` listed without games).
+
+    ``outcomes``: ``Outcome``s or ``(red, white, red_score)`` tuples. ``virtual_draws`` adds that
+    many drawn games to every pair that met (a prior; 0 = pure maximum likelihood);
+    ``fallback_draws`` is used instead, with a warning, when the maximum-likelihood estimate
+    does not exist. Players without games, or not connected to ``anchor``, are reported per
+    component with a warning.
+    """
+    items = [o if isinstance(o, Outcome) else Outcome(*o) for o in outcomes]
+    for o in items:
+        if o.score not in (0.0, 0.5, 1.0) and o.weight == 1.0:
+            raise ValueError(f"a game's score must be 1, 0.5 or 0 (red's view), got {o.score}")
+        if o.red == o.white:
+            raise ValueError(f"a player cannot play itself ({o.red})")
+    names = sorted({o.red for o in items} | {o.white for o in items} | set(players))
+    index = {name: i for i, name in enumerate(names)}
+    n = len(names)
+    red = np.array([index[o.red] for o in items], dtype=np.int64)
+    white = np.array([index[o.white] for o in items], dtype=np.int64)
+    score = np.array([o.score for o in items], dtype=float)
+    weight = np.array([o.weight for o in items], dtype=float)
+    played = np.bincount(np.concatenate([red, white]), weights=np.concatenate([weight, weight]), minlength=n)
+    points = np.bincount(
+        np.concatenate([red, white]),
+        weights=np.concatenate([weight * score, weight * (1 - score)]),
+        minlength=n,
+    )
+    labels = _components(n, red, white)
+    warnings: list[str] = []
+    groups: dict[int, list[int]] = {}
+    for i, label in enumerate(labels.tolist()):
+        groups.setdefault(label, []).append(i)
+    has_anchor = anchor in index and played[index[anchor]] > 0
+    anchor_label = labels[index[anchor]] if has_anchor else None
+    if not has_anchor:
+        warnings.append(f"the anchor {anchor!r} has no games: no rating is on its scale")
+    # Order: the anchor's component first, then the others by size (largest first).
+    ordered = sorted(groups.values(), key=lambda g: (labels[g[0]] != anchor_label, -len(g), names[g[0]]))
+
+    players_out: list[PlayerRating] = []
+    big_index: dict[str, int] = {}
+    blocks: list[np.ndarray] = []
+    component_of: dict[str, int] = {}
+    first_move: tuple[float, float, int] | None = None  # elo, se, games of its component
+    regularized = False
+    offset = 0
+    number = 0 if anchor_label is not None else 1
+    for members in ordered:
+        comp_names = [names[i] for i in members]
+        if len(members) == 1 and played[members[0]] == 0:
+            if comp_names[0] != anchor:
+                warnings.append(f"{comp_names[0]} has no games: not rated")
+            continue
+        in_anchor = anchor_label is not None and labels[members[0]] == anchor_label
+        reference = anchor if in_anchor else max(comp_names, key=lambda m: (played[index[m]], m))
+        if not in_anchor:
+            warnings.append(
+                f"{', '.join(comp_names)} not connected to {anchor} by games: rated relative to "
+                f"{reference} (component {number}), not comparable with {anchor}'s scale"
+            )
+        local = {idx: k for k, idx in enumerate(members)}
+        mask = np.isin(red, members)
+        result = _fit_component(
+            comp_names,
+            reference,
+            np.array([local[i] for i in red[mask].tolist()], dtype=np.int64),
+            np.array([local[i] for i in white[mask].tolist()], dtype=np.int64),
+            score[mask],
+            weight[mask],
+            fallback_draws,
+            virtual_draws,
+        )
+        if result.regularized and virtual_draws <= 0:
+            regularized = True
+            why = "; ".join(result.reasons) or "the results and the first-move term separate the players"
+            warnings.append(
+                f"no maximum-likelihood ratings exist ({why}): "
+                f"{fallback_draws:g} virtual draw(s) were added per pair that met, so the ratings of "
+                f"{', '.join(comp_names) if len(comp_names) <= 6 else 'this component'} are finite but "
+                "pulled together; treat extreme ones as bounds"
+            )
+        # The first-move term of the anchor's component, else of the component with most games.
+        if first_move is None or (not in_anchor and anchor_label is None and result.games > first_move[2]):
+            first_move = (result.first_move, result.first_move_se, result.games)
+        for k, name in enumerate(comp_names):
+            se = math.sqrt(max(result.covariance[k, k], 0.0))
+            i = index[name]
+            players_out.append(
+                PlayerRating(
+                    name=name,
+                    elo=float(result.elo[k]),
+                    se=se,
+                    low=float(result.elo[k] - Z95 * se),
+                    high=float(result.elo[k] + Z95 * se),
+                    games=int(round(played[i])),
+                    score=float(points[i] / played[i]) if played[i] else 0.0,
+                    component=number,
+                    reference=reference,
+                )
+            )
+            big_index[name] = offset + k
+            component_of[name] = number
+        blocks.append(result.covariance)
+        offset += len(comp_names)
+        number += 1
+    if first_move is None:
+        first_move = (0.0, 0.0, 0)
+    covariance = np.zeros((offset, offset))
+    start = 0
+    for block in blocks:
+        covariance[start : start + len(block), start : start + len(block)] = block
+        start += len(block)
+    players_out.sort(key=lambda p: (p.component, -p.elo, p.name))
+    rank = 0
+    for p in players_out:
+        rank += 1
+        p.rank = rank
+    return Ratings(
+        anchor=anchor,
+        players=players_out,
+        first_move=first_move[0],
+        first_move_se=first_move[1],
+        games=int(round(weight.sum())),
+        warnings=warnings,
+        regularized=regularized or virtual_draws > 0,
+        _index=big_index,
+        _covariance=covariance,
+        _component=component_of,
+    )
+
+
+def write_ratings(ratings: Ratings, folder, stem: str = "ratings") -> tuple:
+    """Write ``<stem>.csv`` and ``<stem>.json`` into ``folder`` (atomically); returns the paths."""
+    from pathlib import Path
+
+    from tw_rl.files import write_atomic
+
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    csv_path, json_path = folder / f"{stem}.csv", folder / f"{stem}.json"
+    write_atomic(csv_path, ratings.to_csv())
+    write_atomic(json_path, json.dumps(ratings.to_json(), indent=2) + "\n")
+    return csv_path, json_path
