@@ -86,7 +86,8 @@ class TrainConfig:
     max_minutes: float = 0.0  # stop after this wall time (0 = no limit); resumable
     seed: int = 0  # seeds numpy and torch
     device: str = "auto"  # "auto" (cuda if present), "cpu" or "cuda"
-    threads: int = 0  # torch CPU threads (0 = torch's default)
+    threads: int = 1  # torch CPU threads (0 = torch default); 1: small batches gain little from more, and
+    # two threads slowed self-play 14x here whenever another process shared the 2 cores
     run_dir: str = ""  # where the run lives; scripts/train.py fills it from Hydra
     progress: bool = True  # a progress bar in the terminal
 
