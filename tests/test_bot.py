@@ -246,7 +246,7 @@ def test_weights_option(tmp_path):
     weights.write_bytes(b"\0")
     proc = _spawn("--weights", str(weights))
     out, err = proc.communicate("", timeout=30)
-    assert proc.returncode == 2 and len(err.splitlines()) == 1 and "no network evaluator" in err
+    assert proc.returncode == 2 and len(err.splitlines()) == 1 and "too short to be a tw_rl weights file" in err
 
 
 def test_other_players_and_sizes_over_subprocess():
@@ -346,7 +346,7 @@ def test_make_evaluator(tmp_path, monkeypatch):
         make_evaluator(str(tmp_path / "nope"))
     weights = tmp_path / "w"
     weights.write_bytes(b"x")
-    with pytest.raises(EvaluatorError, match="no network evaluator"):
+    with pytest.raises(EvaluatorError, match="too short to be a tw_rl weights file"):
         make_evaluator(str(weights))
     sentinel = TerritoryEvaluator(k=1.0)
     monkeypatch.setattr(evaluation, "NETWORK_EVALUATOR_FACTORY", lambda path: sentinel)

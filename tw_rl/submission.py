@@ -28,8 +28,8 @@ in-memory hand-over is not possible yet: at start-up the bootstrap writes the by
 private temporary file (same suffix as the original), passes ``--weights <tmp>`` in front of
 the user's options (unless the user gave ``--weights`` himself) and removes the file at exit.
 If the temporary file cannot be written, it says so in one stderr line and plays without
-weights.  The current codecup build has no network evaluator, so it refuses any weights file
-(exit 2): the exporter then still embeds the file but reports a warning.
+weights.  A weights file the bot would refuse (wrong format, board size or checksum) is
+reported as a warning by the exporter before it is embedded.
 
 The output is deterministic for given sources, weights and git state (no time stamp), written
 atomically (temporary file beside it, then ``os.replace``), and refused with one line when it
@@ -371,8 +371,8 @@ def _weights_warning(weights: Path) -> str | None:
         make_evaluator(str(weights))
     except Exception as err:  # EvaluatorError now; a later network loader may raise others
         return (
-            f"the bot in this build cannot use the weights ({err}); they are embedded, "
-            "but the submission will exit 2 at start-up until a network evaluator is built in"
+            f"the bot cannot use these weights ({err}); they are embedded, "
+            "but the submission will exit 2 at start-up"
         )
     return None
 

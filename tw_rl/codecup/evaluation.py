@@ -30,9 +30,10 @@ The search never calls an evaluator on a finished position.
   legal moves; beat uniform priors 18-2 at 200 simulations a move.  ("uniform": equal priors.)
 
 ``make_evaluator(weights_path=None)`` returns a ``TerritoryEvaluator`` without a weights file.
-A network evaluator (a pure-Python forward pass of exported weights) plugs in later through
-the module-level hook ``NETWORK_EVALUATOR_FACTORY``: a callable ``factory(path) -> evaluator``.
-No such factory is installed in this build, so asking for weights raises ``EvaluatorError``.
+With one it returns the student network of that file (``network.NetworkEvaluator``, a
+pure-Python forward pass) through the module-level hook ``NETWORK_EVALUATOR_FACTORY``, a
+callable ``factory(path) -> evaluator``; a file that is not a valid weights file for this
+board is refused with one line (``weights.WeightsError``, an ``EvaluatorError``).
 """
 
 import math
@@ -40,8 +41,16 @@ import os
 
 from tw_rl.codecup.rules import EMPTY, NEUTRAL, RED, WHITE
 
-# A later build sets this to a callable factory(weights_path) -> evaluator.
-NETWORK_EVALUATOR_FACTORY = None
+
+def _network_evaluator(weights_path):
+    """The student network of a weights file (network.py; imported here: no import cycle)."""
+    from tw_rl.codecup.network import NetworkEvaluator
+
+    return NetworkEvaluator(weights_path)
+
+
+# A callable factory(weights_path) -> evaluator; None: weights files are refused.
+NETWORK_EVALUATOR_FACTORY = _network_evaluator
 
 
 class EvaluatorError(Exception):
