@@ -51,7 +51,8 @@ simulations a move with the network (advance + territory ~0.2 ms per simulation)
 import math
 from operator import mul
 
-from tw_rl.codecup.rules import RED, WHITE, Board
+from tw_rl.codecup.evaluation import sight_tables
+from tw_rl.codecup.rules import RED, Board
 from tw_rl.codecup.weights import WeightsError, read_weights
 
 ARCH = "student-1"
@@ -110,18 +111,7 @@ def _features(position, territory):
     owner = position.owner
     height = position.height
     n = len(owner)
-    rays = position.board.rays
-    red = [0] * n
-    white = [0] * n
-    for x in range(n):
-        o = owner[x]
-        if o == RED or o == WHITE:
-            s = red if o == RED else white
-            for ray in rays[x]:
-                for z in ray:
-                    s[z] += 1
-                    if owner[z]:
-                        break
+    _, red, white = sight_tables(position)
     me = position.to_move
     if me == RED:
         sm, so = red, white
