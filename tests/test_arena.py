@@ -90,10 +90,18 @@ def test_player_specs():
     assert parse_player({"kind": "baseline", "label": "greedy", "name": "g2"})[0].name == "g2"
     # The same identity twice is one player.
     assert len(parse_players(["random", "random", "greedy"])) == 2
-    with pytest.raises(ArenaError, match="not supported yet"):
+    with pytest.raises(ArenaError, match="cannot read weights file"):
         parse_player("weights:model.bin")
-    with pytest.raises(ArenaError, match="not supported yet"):
+    with pytest.raises(ArenaError, match="cannot read weights file"):
         parse_player({"kind": "weights", "path": "model.bin"})
+    # An exported weights file: the stdlib bot with it, as a protocol program on its own clock.
+    student = ROOT / "weights" / "student-default.twnet"
+    bot = parse_player(f"weights:{student}@5")[0]
+    assert bot.kind == "program" and not bot.in_process and bot.name == "bot+student-default@5s"
+    assert "--weights" in bot.command and bot.command.endswith("--time 5")
+    assert bot.sha256 and parse_player({"kind": "weights", "path": str(student)})[0].command.endswith(
+        "--time 30"
+    )
     with pytest.raises(ArenaError, match="not understood"):
         parse_player("alphabeta")
     with pytest.raises(ArenaError, match="no such program"):
@@ -364,7 +372,7 @@ def test_the_cli_and_the_hydra_script(tmp_path, capsys):
     out = capsys.readouterr().out
     assert "ratings (Elo, random = 0)" in out and "6 games played" in out
     assert cli.main(["evaluate", "--players", "weights:x.bin", "--db", str(db)]) == 2
-    assert "not supported yet" in capsys.readouterr().err
+    assert "cannot read weights file" in capsys.readouterr().err
     script = ROOT / "scripts" / "evaluate.py"
     result = subprocess.run(
         [

@@ -8,7 +8,8 @@ Players (``parse_players``), each a string or a mapping:
 - ``ckpt:PATH[@N]``: training checkpoints, PATH a file, a folder (a run folder or its
   ``checkpoints/``) or a glob; each searches N simulations per move (default: the config's
   ``simulations``; ``@0`` or ``@raw``: the raw policy's best move, no search);
-- ``weights:PATH``: an exported weights file (not supported yet: a clear error);
+- ``weights:PATH[@SECONDS]``: the CodeCup bot with an exported weights file, on a clock of
+  SECONDS per game (default 30), played through the referee like a program;
 - ``program:COMMAND``: an outside program speaking the CodeCup protocol, played through
   ``tw_rl.referee`` (e.g. ``program:python -m tw_rl.codecup --player greedy --time 5``).
 
@@ -229,6 +230,35 @@ def _program_spec(command: str, name: str = "") -> PlayerSpec:
     return PlayerSpec("program", name or default, command=command, sha256=_program_sha(command))
 
 
+def _weights_spec(text: str, name: str = "") -> PlayerSpec:
+    """``PATH[@SECONDS]``: the CodeCup bot searching with an exported weights file, on its own
+    clock of SECONDS per game (default 30, the CodeCup clock), played as a protocol program."""
+    from tw_rl.codecup.weights import WeightsError, read_weights
+
+    head, at, tail = text.rpartition("@")
+    path, seconds = (head, float(tail)) if at and re.fullmatch(r"\d+(\.\d*)?", tail) else (text, 30.0)
+    try:
+        read_weights(path)
+    except WeightsError as err:
+        raise ArenaError(f"player weights:{text}: {err}") from None
+    weights = Path(path).resolve()
+    command = " ".join(
+        shlex.quote(part)
+        for part in (
+            sys.executable,
+            "-m",
+            "tw_rl.codecup",
+            "--weights",
+            str(weights),
+            "--time",
+            f"{seconds:g}",
+        )
+    )
+    return PlayerSpec(
+        "program", name or f"bot+{weights.stem}@{seconds:g}s", command=command, sha256=_program_sha(command)
+    )
+
+
 def parse_player(item: str | Mapping, simulations: int = 64) -> list[PlayerSpec]:
     """The players one list entry stands for (a checkpoint glob may stand for many)."""
     if isinstance(item, Mapping):
@@ -245,7 +275,9 @@ def parse_player(item: str | Mapping, simulations: int = 64) -> list[PlayerSpec]
                 )
             return [checkpoint_spec(f, sims, name) for f in files]
         if kind == "weights":
-            return parse_player(f"weights:{item.get('path', '')}")
+            seconds = item.get("seconds")
+            path = str(item.get("path", ""))
+            return [_weights_spec(f"{path}@{seconds}" if seconds else path, name)]
         if kind == "baseline":
             return [_baseline_spec(str(item.get("label", "")), int(item.get("playouts", 0)), name)]
         return [_program_spec(str(item.get("command", "")), name)]
@@ -272,10 +304,7 @@ def parse_player(item: str | Mapping, simulations: int = 64) -> list[PlayerSpec]
             raise ArenaError(f"player {name}: a name fits one checkpoint, {path} has {len(files)}")
         return [checkpoint_spec(f, sims, name) for f in files]
     if kind == "weights":
-        raise ArenaError(
-            f"player {text!r}: exported weights files are not supported yet (the export format is "
-            "defined by a later task); rate the training checkpoint instead (ckpt:PATH)"
-        )
+        return [_weights_spec(rest, name)]
     if kind == "program":
         return [_program_spec(rest, name)]
     raise ArenaError(
