@@ -246,7 +246,9 @@ def test_weights_option(tmp_path):
     weights.write_bytes(b"\0")
     proc = _spawn("--weights", str(weights))
     out, err = proc.communicate("", timeout=30)
-    assert proc.returncode == 2 and len(err.splitlines()) == 1 and "too short to be a tw_rl weights file" in err
+    assert (
+        proc.returncode == 2 and len(err.splitlines()) == 1 and "too short to be a tw_rl weights file" in err
+    )
 
 
 def test_other_players_and_sizes_over_subprocess():
@@ -437,3 +439,11 @@ def test_bot_own_clock_restarts_with_a_new_game():
         # A fresh clock and log per game (the second game would not fit the first one's clock).
         assert len(bot.log) == moves
         assert bot._own_clock.used < 2.0
+
+
+def test_weights_for_another_board_are_refused_at_start_up():
+    student = os.path.join(ROOT, "weights", "student-default.twnet")
+    proc = _spawn("--weights", str(student), "--size", "8")
+    out, err = proc.communicate("", timeout=30)
+    assert proc.returncode == 2 and out == ""
+    assert len(err.splitlines()) == 1 and "size-6 board, not size 8" in err

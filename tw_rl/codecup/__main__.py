@@ -53,7 +53,7 @@ def main(argv=None):
     evaluator = None
     if args.weights is not None:
         try:
-            evaluator = make_evaluator(args.weights)
+            evaluator = make_evaluator(args.weights, board_size=args.size)
         except EvaluatorError as e:
             sys.stderr.write(f"tw_rl.codecup: {e}\n")
             sys.stderr.flush()

@@ -42,11 +42,11 @@ import os
 from tw_rl.codecup.rules import EMPTY, NEUTRAL, RED, WHITE
 
 
-def _network_evaluator(weights_path):
+def _network_evaluator(weights_path, board_size=None):
     """The student network of a weights file (network.py; imported here: no import cycle)."""
     from tw_rl.codecup.network import NetworkEvaluator
 
-    return NetworkEvaluator(weights_path)
+    return NetworkEvaluator(weights_path, board_size)
 
 
 # A callable factory(weights_path) -> evaluator; None: weights files are refused.
@@ -206,8 +206,11 @@ def move_weights(position, moves, sg, territory):
     return out
 
 
-def make_evaluator(weights_path=None, **options):
-    """The evaluator for a weights file; the territory evaluator when there is none."""
+def make_evaluator(weights_path=None, board_size=None, **options):
+    """The evaluator for a weights file; the territory evaluator when there is none.
+
+    With ``board_size`` a weights file made for another board is refused here, at start-up.
+    """
     if weights_path is None:
         return TerritoryEvaluator(**options)
     if not os.path.isfile(weights_path):
@@ -216,4 +219,6 @@ def make_evaluator(weights_path=None, **options):
         raise EvaluatorError(
             f"cannot use weights file {weights_path}: no network evaluator is installed in this build"
         )
-    return NETWORK_EVALUATOR_FACTORY(weights_path)
+    if board_size is None:
+        return NETWORK_EVALUATOR_FACTORY(weights_path)
+    return NETWORK_EVALUATOR_FACTORY(weights_path, board_size)

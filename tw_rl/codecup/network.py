@@ -298,8 +298,8 @@ class NetworkEvaluator:
     """The evaluator seam (``evaluation.py``) over the student network of a weights file.
 
     Priors: softmax of the logits over the legal moves; value: for the side to move.
-    ``board_size`` (if given) is checked when the file is read; ``make_evaluator(path)``
-    does not know the game's size, so a position of another size is refused (WeightsError,
+    ``board_size`` (if given; ``python -m tw_rl.codecup`` passes its ``--size``) is checked
+    when the file is read; without it a position of another size is refused (WeightsError,
     one line) at its first evaluation.
     """
 
