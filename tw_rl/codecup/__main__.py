@@ -1,7 +1,7 @@
 """Command line: play one CodeCup game over stdin/stdout (standard library only).
 
     python -m tw_rl.codecup [--player bot|random|greedy|mcts] [--playouts N]
-                            [--rollout random|territory] [--time 30] [--safety 0.6]
+                            [--rollout random|territory] [--time 30] [--safety 0.5]
                             [--weights FILE] [--size 6] [--seed S]
 
 Bad options: one line on stderr, exit code 2.

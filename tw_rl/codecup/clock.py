@@ -7,7 +7,7 @@ Two pieces:
   so it includes everything the bot does (parsing, playing the opponent's move, searching).
   ``seconds_left()`` is what is left of the game budget, counting the move in progress.
 - ``TimeControl`` is the bot's policy: given ``seconds_left`` and the position, how long may
-  this move think?  It never touches the reserve ``budget * (1 - safety)`` (40 % of the budget
+  this move think?  It never touches the reserve ``budget * (1 - safety)`` (50 % of the budget
   by default, because the judge machine may be slower than ours), and shares what is above
   the reserve over the own moves it still expects:
 
@@ -23,7 +23,7 @@ The expected number of own moves left is estimated from the empty cells (see
 import time
 
 DEFAULT_BUDGET = 30.0
-DEFAULT_SAFETY = 0.6
+DEFAULT_SAFETY = 0.5  # the judge machine may be slower: plan at most half of the 30 s (15 s)
 
 
 class GameClock:
