@@ -47,13 +47,7 @@ def main(cfg: DictConfig) -> int:
     except (ArenaError, ResultsDBError) as err:
         print(f"error: {err}", file=sys.stderr)
         sys.exit(2)
-    print(result.ratings.table())
-    print(
-        f"{result.played} games played, {result.total} stored among these players; "
-        f"stopped: {result.stopped}; database {eval_cfg.db}"
-    )
-    for path in result.files:
-        print(f"wrote {path}")
+    print(result.report(eval_cfg.db))
     if result.stopped == "interrupted":
         sys.exit(130)
     return 0

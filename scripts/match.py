@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import sys
 import time
 from pathlib import Path
@@ -28,14 +27,7 @@ from tw_rl.core.rules import Rules  # noqa: E402
 from tw_rl.learner import CheckpointError, load_checkpoint, net_from_checkpoint  # noqa: E402
 from tw_rl.match import play_match, raw_policy_player, search_player  # noqa: E402
 from tw_rl.net import NetPolicyValue  # noqa: E402
-
-
-def wilson(score: float, games: int, z: float = 1.96) -> tuple[float, float]:
-    if games == 0:
-        return 0.0, 1.0
-    centre = (score + z * z / (2 * games)) / (1 + z * z / games)
-    half = z * math.sqrt(score * (1 - score) / games + z * z / (4 * games * games)) / (1 + z * z / games)
-    return max(0.0, centre - half), min(1.0, centre + half)
+from tw_rl.referee import wilson_interval  # noqa: E402
 
 
 def make_player(name: str, rules: Rules, sims: int, raw: bool):
@@ -88,7 +80,7 @@ def main(argv: list[str] | None = None) -> int:
         )
     games = wins + draws + losses
     score = (wins + 0.5 * draws) / games
-    low, high = wilson(score, games)
+    low, high = wilson_interval(wins + 0.5 * draws, games)
     report = {
         "player": args.player,
         "opponent": args.opponent,

@@ -620,6 +620,16 @@ class Evaluation:
     players: list[PlayerRow] = field(default_factory=list)
     files: list[Path] = field(default_factory=list)
 
+    def report(self, db: str | Path) -> str:
+        """The ranked table, what was played and stored, and the files written."""
+        lines = [
+            self.ratings.table(),
+            f"{self.played} games played, {self.total} stored among these players; "
+            f"stopped: {self.stopped}; database {db}",
+        ]
+        lines += [f"wrote {path}" for path in self.files]
+        return "\n".join(lines)
+
 
 def _pair_seed(seed: int, a: PlayerRow, b: PlayerRow, identity: Mapping[int, str]) -> int:
     text = f"{seed}|{identity[a.id]}|{identity[b.id]}"

@@ -498,13 +498,7 @@ def _cmd_evaluate(args: argparse.Namespace) -> int:
     finally:
         if in_main:
             signal.signal(signal.SIGTERM, previous)
-    print(result.ratings.table())
-    print(
-        f"{result.played} games played, {result.total} stored among these players; "
-        f"stopped: {result.stopped}; database {cfg.db}"
-    )
-    for path in result.files:
-        print(f"wrote {path}")
+    print(result.report(cfg.db))
     sys.stdout.flush()
     return 130 if result.stopped == "interrupted" else 0
 
