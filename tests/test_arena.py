@@ -24,6 +24,7 @@ from tw_rl.arena import (
     choose_pair,
     evaluate,
     games_of,
+    make_player,
     pair_priority,
     parse_player,
     parse_players,
@@ -32,6 +33,7 @@ from tw_rl.arena import (
     play_referee_game,
     replay,
 )
+from tw_rl.codecup.evaluation import DEFAULT_WEIGHTS
 from tw_rl.config import EvaluateConfig, LearnerConfig, NetConfig
 from tw_rl.core.baselines import BASELINES
 from tw_rl.core.rules import Rules
@@ -95,13 +97,25 @@ def test_player_specs():
     with pytest.raises(ArenaError, match="cannot read weights file"):
         parse_player({"kind": "weights", "path": "model.bin"})
     # An exported weights file: the stdlib bot with it, as a protocol program on its own clock.
-    student = ROOT / "weights" / "student-default.twnet"
+    student = Path(DEFAULT_WEIGHTS)
     bot = parse_player(f"weights:{student}@5")[0]
     assert bot.kind == "program" and not bot.in_process and bot.name == "bot+student-default@5s"
     assert "--weights" in bot.command and bot.command.endswith("--time 5")
     assert bot.sha256 and parse_player({"kind": "weights", "path": str(student)})[0].command.endswith(
         "--time 30"
     )
+    assert parse_player("weights:default@5")[0].command == bot.command
+    plain = parse_player("weights:none")[0]
+    assert plain.name == "bot-noweights@30s" and plain.command.endswith("--no-weights --time 30")
+    with pytest.raises(ArenaError, match="clock must be positive"):
+        parse_player("weights:none@0")
+    # The raw student policy: in-process, rated as the weights file's raw policy.
+    raw = parse_player("student:default")[0]
+    assert raw.kind == "student" and raw.in_process and raw.name == "student-default@raw"
+    assert raw.identity().kind == "weights" and raw.sha256 == file_sha256(student)
+    assert parse_player({"kind": "student", "path": str(student), "name": "s"})[0].name == "s"
+    with pytest.raises(ArenaError, match="cannot read weights file"):
+        parse_player("student:model.bin")
     with pytest.raises(ArenaError, match="not understood"):
         parse_player("alphabeta")
     with pytest.raises(ArenaError, match="no such program"):
@@ -150,6 +164,15 @@ def test_batched_games_are_colour_balanced_and_their_records_replay():
         assert int(RULES.winner(final)[0]) == game.winner
         assert tuple(RULES.score(final)[0]) == game.points
         assert game.result == {RED: 1.0, WHITE: 0.0, 0: 0.5}[game.winner]
+
+
+def test_the_raw_student_plays_legal_games_and_beats_random():
+    student = make_player(parse_player("student:default")[0], RULES)
+    games = play_pair(RULES, student, BASELINES["random"], 8, np.random.default_rng(1), names=("s", "r"))
+    for game in games:  # every move legal (an illegal one would end the game as a fault)
+        assert game.fault is None and game.end == "end rule"
+    # The shipped student's policy alone beat random 20-0 when it was made; 6 of 8 is a loose floor.
+    assert sum(g.winner == (RED if g.slot.red == "s" else WHITE) for g in games) >= 6
 
 
 def test_each_game_is_reported_as_it_finishes_and_faults_are_recorded():

@@ -13,6 +13,7 @@ import pytest
 from tw_rl.codecup import evaluation
 from tw_rl.codecup.clock import GameClock, TimeControl, expected_own_moves
 from tw_rl.codecup.evaluation import (
+    DEFAULT_WEIGHTS,
     EvaluatorError,
     TerritoryEvaluator,
     legal_moves_from,
@@ -251,6 +252,25 @@ def test_weights_option(tmp_path):
     )
 
 
+def test_the_bot_searches_with_the_shipped_student_unless_told_otherwise(tmp_path):
+    from tw_rl.codecup.__main__ import _parser, bot_evaluator
+    from tw_rl.codecup.network import NetworkEvaluator
+
+    def evaluator(*args):
+        return bot_evaluator(_parser().parse_args(list(args)))
+
+    assert os.path.isfile(DEFAULT_WEIGHTS)  # package data: installed with the package
+    assert isinstance(evaluator(), NetworkEvaluator)
+    assert evaluator("--no-weights") is None  # the player's own territory evaluator
+    assert evaluator("--size", "8") is None  # the shipped student is for the 6-board only
+    assert evaluator("--player", "greedy") is None
+    with pytest.raises(EvaluatorError, match="not found"):
+        evaluator("--weights", str(tmp_path / "nope.twnet"))
+    proc = _spawn("--weights", DEFAULT_WEIGHTS, "--no-weights")
+    out, err = proc.communicate("", timeout=30)
+    assert proc.returncode == 2 and "not allowed with argument" in err and len(err.splitlines()) == 1
+
+
 def test_other_players_and_sizes_over_subprocess():
     for args in (
         ["--player", "greedy", "--seed", "2"],
@@ -442,7 +462,7 @@ def test_bot_own_clock_restarts_with_a_new_game():
 
 
 def test_weights_for_another_board_are_refused_at_start_up():
-    student = os.path.join(ROOT, "weights", "student-default.twnet")
+    student = DEFAULT_WEIGHTS
     proc = _spawn("--weights", str(student), "--size", "8")
     out, err = proc.communicate("", timeout=30)
     assert proc.returncode == 2 and out == ""

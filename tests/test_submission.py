@@ -182,7 +182,11 @@ def test_cli_export_check_and_bad_weights(tmp_path, capsys, monkeypatch):
     assert cli.main(["export", "--check"]) == 0
     out = capsys.readouterr().out.splitlines()
     assert out[0].startswith("wrote submission.py: ") and "sha256 " in out[0]
-    assert out[2] == "weights: none" and out[-1].startswith("check: ok (")
+    # by default the shipped student is embedded; --no-weights leaves the network out
+    assert out[2].startswith("weights: student-default.twnet (") and out[-1].startswith("check: ok (")
+    assert cli.main(["export", "--no-weights", "--out", "plain.py"]) == 0
+    assert capsys.readouterr().out.splitlines()[2] == "weights: none"
+    assert (tmp_path / "plain.py").stat().st_size < (tmp_path / "submission.py").stat().st_size
     assert cli.main(["export", "--weights", "missing.bin", "--out", "other.py"]) == 2
     captured = capsys.readouterr()
     assert captured.out == "" and captured.err.strip().splitlines() == [

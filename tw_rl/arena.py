@@ -9,7 +9,11 @@ Players (``parse_players``), each a string or a mapping:
   ``checkpoints/``) or a glob; each searches N simulations per move (default: the config's
   ``simulations``; ``@0`` or ``@raw``: the raw policy's best move, no search);
 - ``weights:PATH[@SECONDS]``: the CodeCup bot with an exported weights file, on a clock of
-  SECONDS per game (default 30), played through the referee like a program;
+  SECONDS per game (default 30), played through the referee like a program; PATH ``default``
+  is the student shipped in the package, ``none`` the bot without a network (``--no-weights``);
+- ``student:PATH``: the raw policy of a student weights file (its most likely legal move, no
+  search), in-process with the torch twin of the pure-Python network (``default``: the shipped
+  student);
 - ``program:COMMAND``: an outside program speaking the CodeCup protocol, played through
   ``tw_rl.referee`` (e.g. ``program:python -m tw_rl.codecup --player greedy --time 5``).
 
@@ -66,12 +70,13 @@ KIND_ALIASES = {
     "ckpt": "checkpoint",
     "checkpoint": "checkpoint",
     "weights": "weights",
+    "student": "student",
     "program": "program",
     "cmd": "program",
     "baseline": "baseline",
 }
 _NAME_PREFIX = re.compile(
-    r"^([A-Za-z0-9_.+\-/~]+)=(?=(?:ckpt|checkpoint|weights|program|cmd|random|greedy|mcts)\b)"
+    r"^([A-Za-z0-9_.+\-/~]+)=(?=(?:ckpt|checkpoint|weights|student|program|cmd|random|greedy|mcts)\b)"
 )
 
 
@@ -86,10 +91,10 @@ class ArenaError(ValueError):
 class PlayerSpec:
     """One concrete player (a checkpoint glob expands into one spec per file)."""
 
-    kind: str  # checkpoint, weights, baseline, program
+    kind: str  # checkpoint, student, baseline, program (a weights: bot is a program)
     name: str  # display name proposed for the results database
     label: str = ""  # baseline: random, greedy or mcts
-    path: str = ""  # checkpoint / weights file
+    path: str = ""  # checkpoint / student weights file
     simulations: int = 0  # checkpoint: search simulations per move (0 = raw policy)
     playouts: int = 0  # mcts: playouts per move
     command: str = ""  # program: the command line
@@ -111,6 +116,8 @@ class PlayerSpec:
             return Identity("baseline", label=self.label, search=search)
         if self.kind == "program":
             return Identity("program", sha256=self.sha256, command=self.command)
+        if self.kind == "student":  # the raw policy of a weights file
+            return Identity("weights", sha256=self.sha256, search={"policy": "raw"})
         return Identity(self.kind, sha256=self.sha256)
 
     def serve_json(self) -> str:
@@ -230,32 +237,45 @@ def _program_spec(command: str, name: str = "") -> PlayerSpec:
     return PlayerSpec("program", name or default, command=command, sha256=_program_sha(command))
 
 
-def _weights_spec(text: str, name: str = "") -> PlayerSpec:
-    """``PATH[@SECONDS]``: the CodeCup bot searching with an exported weights file, on its own
-    clock of SECONDS per game (default 30, the CodeCup clock), played as a protocol program."""
+def _weights_file(path: str, label: str) -> Path:
+    """A student weights file that the bot can read (``default``: the shipped one)."""
+    from tw_rl.codecup.evaluation import DEFAULT_WEIGHTS
     from tw_rl.codecup.weights import WeightsError, read_weights
 
-    head, at, tail = text.rpartition("@")
-    path, seconds = (head, float(tail)) if at and re.fullmatch(r"\d+(\.\d*)?", tail) else (text, 30.0)
+    if path == "default":
+        path = DEFAULT_WEIGHTS
     try:
         read_weights(path)
     except WeightsError as err:
-        raise ArenaError(f"player weights:{text}: {err}") from None
-    weights = Path(path).resolve()
-    command = " ".join(
-        shlex.quote(part)
-        for part in (
-            sys.executable,
-            "-m",
-            "tw_rl.codecup",
-            "--weights",
-            str(weights),
-            "--time",
-            f"{seconds:g}",
-        )
-    )
+        raise ArenaError(f"player {label}: {err}") from None
+    return Path(path).resolve()
+
+
+def _weights_spec(text: str, name: str = "") -> PlayerSpec:
+    """``PATH[@SECONDS]``: the CodeCup bot searching with an exported weights file (``default``:
+    the shipped student, ``none``: no network), on its own clock of SECONDS per game (default
+    30, the CodeCup clock), played as a protocol program."""
+    head, at, tail = text.rpartition("@")
+    path, seconds = (head, float(tail)) if at and re.fullmatch(r"\d+(\.\d*)?", tail) else (text, 30.0)
+    if not seconds > 0:
+        raise ArenaError(f"player weights:{text}: the clock must be positive")
+    if path == "none":
+        weights_args: tuple[str, ...] = ("--no-weights",)
+        default = f"bot-noweights@{seconds:g}s"
+    else:
+        weights = _weights_file(path, f"weights:{text}")
+        weights_args = ("--weights", str(weights))
+        default = f"bot+{weights.stem}@{seconds:g}s"
+    argv = (sys.executable, "-m", "tw_rl.codecup", *weights_args, "--time", f"{seconds:g}")
+    command = " ".join(shlex.quote(part) for part in argv)
+    return PlayerSpec("program", name or default, command=command, sha256=_program_sha(command))
+
+
+def _student_spec(path: str, name: str = "") -> PlayerSpec:
+    """``student:PATH``: the raw policy of a student weights file, played in-process."""
+    weights = _weights_file(path, f"student:{path}")
     return PlayerSpec(
-        "program", name or f"bot+{weights.stem}@{seconds:g}s", command=command, sha256=_program_sha(command)
+        "student", name or f"{weights.stem}@raw", path=str(weights), sha256=file_sha256(weights)
     )
 
 
@@ -278,6 +298,8 @@ def parse_player(item: str | Mapping, simulations: int = 64) -> list[PlayerSpec]
             seconds = item.get("seconds")
             path = str(item.get("path", ""))
             return [_weights_spec(f"{path}@{seconds}" if seconds else path, name)]
+        if kind == "student":
+            return [_student_spec(str(item.get("path", "")), name)]
         if kind == "baseline":
             return [_baseline_spec(str(item.get("label", "")), int(item.get("playouts", 0)), name)]
         return [_program_spec(str(item.get("command", "")), name)]
@@ -305,11 +327,13 @@ def parse_player(item: str | Mapping, simulations: int = 64) -> list[PlayerSpec]
         return [checkpoint_spec(f, sims, name) for f in files]
     if kind == "weights":
         return [_weights_spec(rest, name)]
+    if kind == "student":
+        return [_student_spec(rest, name)]
     if kind == "program":
         return [_program_spec(rest, name)]
     raise ArenaError(
         f"player {text!r} is not understood; use random, greedy, mcts[@N], ckpt:PATH[@N], "
-        "weights:PATH or program:COMMAND (optionally NAME=...)"
+        "weights:PATH[@SECONDS], student:PATH or program:COMMAND (optionally NAME=...)"
     )
 
 
@@ -383,7 +407,26 @@ def make_player(spec: PlayerSpec, rules: Rules, device: str = "cpu") -> Player:
         if spec.simulations <= 0:
             return raw_policy_player(policy_value)
         return search_player(policy_value, SearchConfig(simulations=spec.simulations))
+    if spec.kind == "student":
+        return student_player(spec.path, rules)
     raise ArenaError(f"{spec.name}: a {spec.kind} player cannot play in-process")
+
+
+def student_player(path: str | Path, rules: Rules) -> Player:
+    """The raw policy of a student weights file: its most likely legal move, batched."""
+    from tw_rl.codecup.weights import WeightsError
+    from tw_rl.weights_file import load_student, torch_outputs
+
+    try:
+        net = load_student(Path(path), rules.size)
+    except WeightsError as err:
+        raise ArenaError(f"student:{path}: {err}") from None
+
+    def play(rules: Rules, state: State, rng: np.random.Generator) -> np.ndarray:
+        logits, _, legal = torch_outputs(net, rules, state)
+        return np.argmax(np.where(legal, logits, -np.inf), axis=1)
+
+    return play
 
 
 # --------------------------------------------------------------------------- games

@@ -376,7 +376,8 @@ def _add_export(subparsers: argparse._SubParsersAction) -> None:
         "export",
         help="write the one-file CodeCup submission (the tw_rl.codecup bot)",
         description="Generate one self-contained, standard-library-only Python file from the "
-        "tw_rl.codecup sources (optionally with a weights file embedded), refuse it over the CodeCup "
+        "tw_rl.codecup sources with a weights file embedded (by default the student shipped in the "
+        "package; --no-weights for the bot without a network), refuse it over the CodeCup "
         "size limit, and print its path, size, modules, weights and sha256. --check also plays a "
         "whole game as red and one as white against a scripted opponent in a fresh, isolated "
         "interpreter (exit code 1 if that fails).",
@@ -384,7 +385,18 @@ def _add_export(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "--out", metavar="FILE", default="submission.py", help="the file to write (default submission.py)"
     )
-    parser.add_argument("--weights", metavar="FILE", default=None, help="a weights file to embed")
+    weights = parser.add_mutually_exclusive_group()
+    weights.add_argument(
+        "--weights",
+        metavar="FILE",
+        default=None,
+        help="the weights file to embed (default: the shipped student, tw_rl/codecup/student-default.twnet)",
+    )
+    weights.add_argument(
+        "--no-weights",
+        action="store_true",
+        help="embed no network: the bot plays with its territory evaluator",
+    )
     parser.add_argument(
         "--check", action="store_true", help="also play the built file through a game as each colour"
     )
@@ -395,8 +407,19 @@ def _cmd_export(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from tw_rl import submission
+    from tw_rl.codecup.evaluation import DEFAULT_WEIGHTS
 
-    weights = Path(args.weights) if args.weights is not None else None
+    if args.no_weights:
+        weights = None
+    elif args.weights is not None:
+        weights = Path(args.weights)
+    else:
+        weights = Path(DEFAULT_WEIGHTS)
+        if not weights.is_file():
+            raise CliError(
+                f"the shipped student {weights} is missing from this install; "
+                "give --weights FILE or --no-weights"
+            )
     try:
         info = submission.build_submission(weights, Path(args.out))
     except submission.SubmissionError as err:

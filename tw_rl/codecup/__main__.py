@@ -2,7 +2,11 @@
 
     python -m tw_rl.codecup [--player bot|random|greedy|mcts] [--playouts N]
                             [--rollout random|territory] [--time 30] [--safety 0.5]
-                            [--weights FILE] [--size 6] [--seed S]
+                            [--weights FILE | --no-weights] [--size 6] [--seed S]
+
+The bot searches with the student network shipped in the package (``student-default.twnet``,
+6-board) unless ``--weights FILE`` names another or ``--no-weights`` asks for the territory
+evaluator; on other board sizes it has no default network and uses the territory evaluator.
 
 Bad options: one line on stderr, exit code 2.
 """
@@ -11,7 +15,7 @@ import argparse
 import sys
 
 from tw_rl.codecup.clock import DEFAULT_BUDGET, DEFAULT_SAFETY
-from tw_rl.codecup.evaluation import EvaluatorError, make_evaluator
+from tw_rl.codecup.evaluation import EvaluatorError, default_weights, make_evaluator
 from tw_rl.codecup.players import PLAYERS, make_player
 from tw_rl.codecup.protocol import run
 from tw_rl.codecup.rules import SIZES
@@ -35,10 +39,27 @@ def _parser():
     )
     p.add_argument("--time", type=float, default=DEFAULT_BUDGET, help="thinking budget per game in seconds")
     p.add_argument("--safety", type=float, default=DEFAULT_SAFETY, help="share of the budget the bot may use")
-    p.add_argument("--weights", default=None, help="bot: network weights file")
+    weights = p.add_mutually_exclusive_group()
+    weights.add_argument(
+        "--weights", default=None, help="bot: network weights file (default: the shipped student, 6-board)"
+    )
+    weights.add_argument(
+        "--no-weights", action="store_true", help="bot: no network, the territory + control evaluator"
+    )
     p.add_argument("--size", type=int, choices=SIZES, default=6, help="cells per board side (default 6)")
     p.add_argument("--seed", type=int, default=None, help="seed of the random players")
     return p
+
+
+def bot_evaluator(args):
+    """The evaluator the options ask for: --weights FILE, the shipped student, or none (None =
+    the player's own default, the territory evaluator); EvaluatorError for a bad file."""
+    weights = args.weights
+    if weights is None and not args.no_weights and args.player == "bot":
+        weights = default_weights(args.size)
+    if weights is None:
+        return None
+    return make_evaluator(weights, board_size=args.size)
 
 
 def main(argv=None):
@@ -50,14 +71,12 @@ def main(argv=None):
         parser.error(f"--safety must be in (0, 1], got {args.safety}")
     if args.playouts < 1:
         parser.error(f"--playouts must be at least 1, got {args.playouts}")
-    evaluator = None
-    if args.weights is not None:
-        try:
-            evaluator = make_evaluator(args.weights, board_size=args.size)
-        except EvaluatorError as e:
-            sys.stderr.write(f"tw_rl.codecup: {e}\n")
-            sys.stderr.flush()
-            return 2
+    try:
+        evaluator = bot_evaluator(args)
+    except EvaluatorError as e:
+        sys.stderr.write(f"tw_rl.codecup: {e}\n")
+        sys.stderr.flush()
+        return 2
     player = make_player(
         args.player,
         seed=args.seed,

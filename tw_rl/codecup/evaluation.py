@@ -29,6 +29,10 @@ The search never calls an evaluator on a finished position.
   threatened stacks first; quiet moves in cells already ours last.  Costs one pass over the
   legal moves; beat uniform priors 18-2 at 200 simulations a move.  ("uniform": equal priors.)
 
+``DEFAULT_WEIGHTS`` is the student shipped inside the package (``student-default.twnet``, for the
+6-board; ``default_weights(size)`` says whether it is there and fits): ``python -m tw_rl.codecup``
+and ``tw-rl export`` use it unless told ``--no-weights``.
+
 ``make_evaluator(weights_path=None)`` returns a ``TerritoryEvaluator`` without a weights file.
 With one it returns the student network of that file (``network.NetworkEvaluator``, a
 pure-Python forward pass) through the module-level hook ``NETWORK_EVALUATOR_FACTORY``, a
@@ -51,6 +55,18 @@ def _network_evaluator(weights_path, board_size=None):
 
 # A callable factory(weights_path) -> evaluator; None: weights files are refused.
 NETWORK_EVALUATOR_FACTORY = _network_evaluator
+
+
+# The student shipped with the package (package data; absent inside a submission built without it).
+DEFAULT_WEIGHTS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "student-default.twnet")
+DEFAULT_WEIGHTS_SIZE = 6  # the board the shipped student was trained for
+
+
+def default_weights(board_size=DEFAULT_WEIGHTS_SIZE):
+    """The shipped weights file for this board size, or None (other sizes, or not installed)."""
+    if board_size == DEFAULT_WEIGHTS_SIZE and os.path.isfile(DEFAULT_WEIGHTS):
+        return DEFAULT_WEIGHTS
+    return None
 
 
 class EvaluatorError(Exception):
