@@ -306,6 +306,96 @@ def test_export_pipeline_on_a_shard_folder(tmp_path):
         )
 
 
+def _tiny_teacher_run(folder: Path) -> Path:
+    """A run folder: synthetic self-play shards and an untrained tiny teacher checkpoint."""
+    from tw_rl.config import LearnerConfig, NetConfig
+    from tw_rl.learner import Learner, save_checkpoint
+    from tw_rl.net import build_net
+
+    write_shard(folder / "selfplay", 0, 3, _synthetic_samples(64, seed=1))
+    torch.manual_seed(0)
+    net = build_net(NetConfig(name="tiny", blocks=1, channels=8, pool_every=1, head_channels=8), 6)
+    learner = Learner(net, RULES, LearnerConfig(), torch.device("cpu"))
+    save_checkpoint(folder / "checkpoints", 0, learner.checkpoint(0, {}))
+    return folder
+
+
+def test_teacher_games_against_the_baselines_add_positions(tmp_path):
+    from tw_rl.selfplay import play_games
+
+    run = _tiny_teacher_run(tmp_path / "run")
+    own = len(read_shard_samples(run))
+    cfg = ExportConfig(
+        run_dir=str(run),
+        baseline_games=2,
+        baseline_simulations=4,
+        student=StudentConfig(8, 8, "mean"),
+        distill=DistillConfig(steps=4, batch_size=16, teacher_weight=0.5, holdout=0.25, eval_every=2),
+        verify=2,
+        progress=False,
+        tensorboard="none",
+    )
+    lines = []
+    report = export_student(cfg, tmp_path / "out", log=lines.append)
+    assert report.samples > own and report.teacher.endswith("ckpt-g000000.pt")
+    assert any(line.startswith("teacher vs random: 2 games") for line in lines)
+    assert any(line.startswith("teacher vs greedy: 2 games") for line in lines)
+    header = read_weights(str(report.out), 6).header
+    assert header["meta"]["baseline_games"] == {"random": 2, "greedy": 2}
+    with pytest.raises(ValueError, match="unknown baseline"):
+        export_student(ExportConfig(run_dir=str(run), baseline_games=1, baselines=["alphabeta"]), tmp_path)
+
+    # The opponent really plays its seat: one that always passes makes every other network move
+    # follow a pass, in alternating seats from game to game.
+    def uniform(state):
+        legal = RULES.legal_mask(state).astype(np.float32)
+        return legal / legal.sum(1, keepdims=True), np.zeros(state.batch_size, np.float32)
+
+    seen = []
+
+    def passer(rules, state, rng):
+        seen.append(state.current_seat().copy())
+        return np.full(state.batch_size, rules.num_cells)
+
+    from tw_rl.config import SearchConfigSchema
+
+    stats = play_games(
+        RULES,
+        uniform,
+        SearchConfigSchema(simulations=2, cheap_simulations=1),
+        2,
+        2,
+        np.random.default_rng(0),
+        lambda g, s: None,
+        opponent=passer,
+    )
+    seats = np.concatenate(seen)
+    assert stats.games == 2 and {0, 1} <= set(seats.tolist())
+    assert stats.network_wins == 2  # a player that only passes loses
+
+
+def test_cli_export_distils_from_a_run(tmp_path, capsys, monkeypatch):
+    from tw_rl import cli
+
+    run = _tiny_teacher_run(tmp_path / "run")
+    monkeypatch.chdir(tmp_path)
+    code = cli.main(["export", "--run", str(run), "--steps", "3", "--student-dir", "st", "--out", "sub.py"])
+    assert code == 0
+    out = capsys.readouterr().out
+    assert "wrote st/student.twnet" in out and "weights: student.twnet (" in out
+    assert (tmp_path / "sub.py").is_file()
+    assert cli.main(["export", "--run", str(tmp_path / "nowhere")]) == 2
+    assert "not a training run folder" in capsys.readouterr().err
+    assert cli.main(["export", "--steps", "3"]) == 2
+    assert "go with --run" in capsys.readouterr().err
+
+
+def read_shard_samples(run: Path) -> Samples:
+    from tw_rl.student import load_samples
+
+    return load_samples(run / "selfplay", 100000)
+
+
 # ------------------------------------------------------------------ scripts/export.py
 def test_export_script_composes_with_hydra():
     pytest.importorskip("hydra")

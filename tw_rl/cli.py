@@ -397,10 +397,65 @@ def _add_export(subparsers: argparse._SubParsersAction) -> None:
         action="store_true",
         help="embed no network: the bot plays with its territory evaluator",
     )
+    weights.add_argument(
+        "--run",
+        metavar="DIR",
+        default=None,
+        help="first distil a new student from this training run (its self-play shards and newest "
+        "checkpoint, the settings of configs/export.yaml) and embed that",
+    )
+    distil = parser.add_argument_group("distillation (with --run)")
+    distil.add_argument("--teacher", metavar="CKPT", default="", help="teacher checkpoint (default: newest)")
+    distil.add_argument("--steps", type=int, default=None, help="gradient steps (default 3000)")
+    distil.add_argument(
+        "--baseline-games",
+        type=int,
+        default=None,
+        help="games the teacher plays against each baseline for extra positions (default 0)",
+    )
+    distil.add_argument(
+        "--student-dir",
+        metavar="DIR",
+        default=None,
+        help="where the student's weights file and TensorBoard log go (default exports/<time stamp>)",
+    )
     parser.add_argument(
         "--check", action="store_true", help="also play the built file through a game as each colour"
     )
     parser.set_defaults(func=_cmd_export)
+
+
+def _distil_for_export(args: argparse.Namespace):
+    """``tw-rl export --run DIR``: distil a student (configs/export.yaml defaults) -> its path."""
+    import time
+    from pathlib import Path
+
+    from tw_rl.codecup.weights import WeightsError
+    from tw_rl.learner import CheckpointError
+    from tw_rl.student import ExportConfig, export_student
+
+    run = Path(args.run)
+    if not (run / "selfplay").is_dir():
+        raise CliError(f"{run} is not a training run folder (no selfplay/ in it)")
+    if args.steps is not None and args.steps < 1:
+        raise CliError(f"--steps must be at least 1, got {args.steps}")
+    if args.baseline_games is not None and args.baseline_games < 0:
+        raise CliError(f"--baseline-games must be >= 0, got {args.baseline_games}")
+    folder = Path(args.student_dir or Path("exports") / time.strftime("%Y-%m-%d_%H-%M-%S"))
+    cfg = ExportConfig(run_dir=str(run), teacher=args.teacher, out=str(folder / "student.twnet"))
+    cfg.progress = sys.stderr.isatty()
+    if args.steps is not None:
+        cfg.distill.steps = args.steps
+    if args.baseline_games is not None:
+        cfg.baseline_games = args.baseline_games
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        report = export_student(cfg, folder, log=lambda line: print(line, file=sys.stderr))
+    except (ValueError, FileNotFoundError, CheckpointError, WeightsError, OSError) as err:
+        raise CliError(str(err)) from None
+    for line in report.lines():
+        print(line)
+    return report.out
 
 
 def _cmd_export(args: argparse.Namespace) -> int:
@@ -409,8 +464,12 @@ def _cmd_export(args: argparse.Namespace) -> int:
     from tw_rl import submission
     from tw_rl.codecup.evaluation import DEFAULT_WEIGHTS
 
+    if args.run is None and (args.teacher or args.steps is not None or args.baseline_games is not None):
+        raise CliError("--teacher, --steps and --baseline-games go with --run")
     if args.no_weights:
         weights = None
+    elif args.run is not None:
+        weights = _distil_for_export(args)
     elif args.weights is not None:
         weights = Path(args.weights)
     else:

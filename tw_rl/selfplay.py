@@ -6,6 +6,12 @@ recorded as a training sample) with probability ``full_search_fraction`` and che
 most of the compute goes to positions that are trained on. The first ``temperature_moves``
 moves of a game are drawn from the search policy, later ones are the best move.
 
+With an ``opponent`` (a batched player such as a baseline of ``tw_rl.core.baselines``) the
+network plays one seat (alternating from game to game) and the opponent the other; positions
+where the opponent is to move are still searched and, when fully searched, recorded with the
+network's search policy, so the samples cover what the network would play in the positions a
+weaker player leads it into (used to widen the student's distillation data).
+
 Finished games are handed over in chunks (``on_games``), so a run that is killed loses at most
 the games in flight. Samples are stored without symmetry augmentation; the learner applies a
 random one of the 12 board symmetries to each sample it draws.
@@ -43,6 +49,7 @@ class SelfPlayStats:
     game_lengths: list[int] = field(default_factory=list)
     red_wins: int = 0
     draws: int = 0
+    network_wins: int = 0  # games against an opponent: won by the network
 
 
 @dataclass
@@ -67,8 +74,11 @@ def play_games(
     on_games: Callable[[int, Samples], None],
     chunk_games: int = 16,
     progress: Callable[[int], None] | None = None,
+    opponent: Callable[[Rules, State, np.random.Generator], np.ndarray] | None = None,
 ) -> SelfPlayStats:
-    """Play ``games`` games, ``parallel`` at a time; hand finished games to ``on_games``."""
+    """Play ``games`` games, ``parallel`` at a time; hand finished games to ``on_games``.
+
+    With ``opponent`` the network plays seat 0 in even-numbered games and seat 1 in odd ones."""
     mcts = BatchedMCTS(rules, search_config(search))
     stats = SelfPlayStats()
     start = time.perf_counter()
@@ -78,6 +88,7 @@ def play_games(
     started = slots
     active = np.ones(slots, dtype=bool)
     moves_played = np.zeros(slots, dtype=np.int64)
+    network_seat = (np.arange(slots) % 2).astype(np.int8)
     chunk: list[Samples] = []
     chunk_count = 0
 
@@ -100,6 +111,10 @@ def play_games(
                 actions[live] = result.action  # the Gumbel root samples through its own noise
             else:
                 actions[live] = BatchedMCTS.sample_action(result, temperature, rng)
+            if opponent is not None:
+                theirs = np.flatnonzero(sub_state.current_seat() != network_seat[live])
+                if theirs.size:
+                    actions[live[theirs]] = opponent(rules, sub_state[theirs], rng)
             stats.simulations += int(sims.sum())
             seats = sub_state.current_seat()
             for k in np.flatnonzero(full & (sub_state.phase == PLAY)):
@@ -123,6 +138,9 @@ def play_games(
             winner = int(rules.winner(state[game : game + 1])[0])
             stats.red_wins += winner == RED
             stats.draws += winner == 0
+            if opponent is not None and winner != 0:
+                won_seat = int(state[game : game + 1].seat_of(np.array([winner]))[0])
+                stats.network_wins += won_seat == network_seat[game]
             chunk.append(samples)
             chunk_count += 1
             if progress is not None:
@@ -133,6 +151,7 @@ def play_games(
                 state.replace(np.array([game]), rules.init(1, rng))
                 pending[game] = _Pending()
                 moves_played[game] = 0
+                network_seat[game] = started % 2
                 started += 1
             else:
                 active[game] = False

@@ -78,6 +78,9 @@ class ExportConfig:
     teacher: str = ""  # teacher checkpoint ("" = the newest in <run_dir>/checkpoints)
     samples: str = ""  # shard folder ("" = <run_dir>/selfplay)
     window: int = 100000  # newest samples used
+    baseline_games: int = 0  # games the teacher (with search) plays against each baseline for more positions
+    baselines: list[str] = field(default_factory=lambda: ["random", "greedy"])  # of tw_rl.core.baselines
+    baseline_simulations: int = 32  # the teacher's search in those games (full searches; cheap ones: 1/4)
     size: int = 6  # cells per board side (must match the shards and the teacher)
     out: str = ""  # weights file ("" = <hydra output dir>/student.twnet)
     quantization: str = "float16"  # "float16" or "int8" (per-row scales)
@@ -509,6 +512,51 @@ def _checks(net: StudentNet, rules: Rules, data: Samples, path: Path, count: int
     return quant, {"value": dv, "policy": dp}, rate
 
 
+def baseline_samples(
+    teacher: nn.Module,
+    rules: Rules,
+    cfg: ExportConfig,
+    rng: np.random.Generator,
+    log: Callable[[str], None] = print,
+) -> Samples:
+    """Positions of games the teacher (searching) plays against each of ``cfg.baselines``:
+    ``cfg.baseline_games`` games per baseline, seats alternating; targets as in self-play
+    (the teacher's search policy on fully searched positions, the result, the territory)."""
+    from tw_rl.config import SearchConfigSchema
+    from tw_rl.core.baselines import BASELINES
+    from tw_rl.net import NetPolicyValue
+    from tw_rl.selfplay import play_games
+
+    unknown = [b for b in cfg.baselines if b not in BASELINES]
+    if not cfg.baselines:
+        raise ValueError("baseline_games > 0 needs at least one baseline in baselines")
+    if unknown:
+        raise ValueError(f"unknown baseline(s) {unknown}; one of {sorted(BASELINES)}")
+    if cfg.baseline_simulations < 1:
+        raise ValueError(f"baseline_simulations must be at least 1, got {cfg.baseline_simulations}")
+    sims = cfg.baseline_simulations
+    search = SearchConfigSchema(simulations=sims, cheap_simulations=max(1, sims // 4))
+    policy_value = NetPolicyValue(teacher, rules, "cpu")
+    parts: list[Samples] = []
+    for name in cfg.baselines:
+        started = time.monotonic()
+        stats = play_games(
+            rules,
+            policy_value,
+            search,
+            cfg.baseline_games,
+            min(cfg.baseline_games, 64),
+            rng,
+            lambda games, samples: parts.append(samples),
+            opponent=BASELINES[name],
+        )
+        log(
+            f"teacher vs {name}: {stats.games} games, won {stats.network_wins}, "
+            f"{stats.samples:,} positions in {time.monotonic() - started:.0f} s"
+        )
+    return Samples.concatenate(parts)
+
+
 def export_student(cfg: ExportConfig, output_dir: Path, log: Callable[[str], None] = print) -> ExportReport:
     """Distil (teacher, shards of cfg) into a student and write its weights file."""
     from tw_rl.codecup.weights import QUANTIZATIONS
@@ -528,9 +576,11 @@ def export_student(cfg: ExportConfig, output_dir: Path, log: Callable[[str], Non
     if samples.owner.shape[1] != rules.num_cells:
         raise ValueError(f"the shards in {folder} are not of the size-{cfg.size} board")
     log(f"{len(samples):,} samples from {folder}")
+    if cfg.baseline_games < 0:
+        raise ValueError(f"baseline_games must be >= 0, got {cfg.baseline_games}")
     teacher_name = None
     targets = None
-    if cfg.distill.teacher_weight > 0:
+    if cfg.distill.teacher_weight > 0 or cfg.baseline_games > 0:
         if cfg.teacher:
             teacher_path = Path(cfg.teacher)
             payload = load_checkpoint(teacher_path)
@@ -540,13 +590,20 @@ def export_student(cfg: ExportConfig, output_dir: Path, log: Callable[[str], Non
                 raise ValueError(f"no checkpoint in {run / 'checkpoints'} (or set distill.teacher_weight=0)")
             teacher_path, payload = found
         else:
-            raise ValueError("teacher_weight > 0 needs teacher or run_dir")
+            raise ValueError("teacher_weight > 0 and baseline_games > 0 need teacher or run_dir")
         if int(payload["size"]) != cfg.size:
             raise ValueError(f"the teacher {teacher_path} plays the size-{payload['size']} board")
         teacher_name = str(teacher_path)
-        started = time.monotonic()
-        targets = teacher_targets(net_from_checkpoint(payload), rules, samples)
-        log(f"teacher {teacher_path.name}: outputs on every sample in {time.monotonic() - started:.0f} s")
+        teacher = net_from_checkpoint(payload)
+        if cfg.baseline_games > 0:
+            # First, so that the holdout (the newest samples, at the end) stays self-play.
+            extra = baseline_samples(teacher, rules, cfg, np.random.default_rng(cfg.seed), log)
+            samples = Samples.concatenate([extra, samples])
+            log(f"{len(samples):,} samples in all")
+        if cfg.distill.teacher_weight > 0:
+            started = time.monotonic()
+            targets = teacher_targets(teacher, rules, samples)
+            log(f"teacher {teacher_path.name}: outputs on every sample in {time.monotonic() - started:.0f} s")
     writer = None
     if cfg.tensorboard != "none":
         from torch.utils.tensorboard import SummaryWriter
@@ -564,6 +621,7 @@ def export_student(cfg: ExportConfig, output_dir: Path, log: Callable[[str], Non
     meta = {
         "teacher": teacher_name,
         "samples": len(samples),
+        "baseline_games": {b: cfg.baseline_games for b in cfg.baselines} if cfg.baseline_games else {},
         "steps": cfg.distill.steps,
         "teacher_weight": cfg.distill.teacher_weight,
         "fit": {k: round(v, 5) for k, v in fit.items()},
