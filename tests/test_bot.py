@@ -307,6 +307,25 @@ def test_game_clock_and_allotment():
     assert tc.allotment(12.005, pos) == pytest.approx(0.005)  # never above what is left
     with pytest.raises(ValueError):
         TimeControl(safety=0.0)
+    # Start-up time (interpreter, imports, weights) is charged like a move.
+    assert GameClock(10.0, startup=0.75).seconds_left() == pytest.approx(9.25)
+    with pytest.raises(ValueError):
+        GameClock(10.0, startup=-1.0)
+
+
+def test_run_charges_the_start_up_to_the_game_clock():
+    """With all but 0.1 s of the plan spent at start-up the bot answers at once, from its fallback."""
+    seen = []
+
+    class Spy(BotPlayer):
+        def choose(self, position, seconds_left=None):
+            seen.append(seconds_left)
+            return super().choose(position, seconds_left)
+
+    bot = Spy(budget=10.0, safety=0.5)
+    out, err = io.StringIO(), io.StringIO()
+    assert run(bot, io.StringIO("C3\nH8\nStart\nQuit\n"), out, err, budget=10.0, startup=4.9) == 0
+    assert seen and seen[0] < 5.1 and len(bot.log) == 1 and bot.log[0][0] < 0.1
 
 
 class SlowEvaluator(TerritoryEvaluator):

@@ -109,15 +109,24 @@ def _answer(player, position, clock, out, err):
 
 
 def converse(
-    player, position, colour, inp, out, err, budget=DEFAULT_BUDGET, first_request=None, notation="diff"
+    player,
+    position,
+    colour,
+    inp,
+    out,
+    err,
+    budget=DEFAULT_BUDGET,
+    first_request=None,
+    notation="diff",
+    startup=0.0,
 ):
     """The game loop from ``position`` (which is changed) with the player playing ``colour``.
 
     When it is ``colour``'s turn the player answers at once (its move was requested at time
     ``first_request``, default now); otherwise the loop first reads the opponent's move.
-    Returns the exit code.
+    ``startup`` seconds (spent before the game) are charged to the clock. Returns the exit code.
     """
-    clock = GameClock(budget)
+    clock = GameClock(budget, startup=startup)
     try:
         try:
             if position.to_move == colour and not position.over:
@@ -148,8 +157,9 @@ def converse(
         return 1
 
 
-def run(player, inp=None, out=None, err=None, size=6, budget=DEFAULT_BUDGET, notation="diff"):
-    """A whole CodeCup game of ``player`` over the streams (default: stdin/stdout/stderr)."""
+def run(player, inp=None, out=None, err=None, size=6, budget=DEFAULT_BUDGET, notation="diff", startup=0.0):
+    """A whole CodeCup game of ``player`` over the streams (default: stdin/stdout/stderr);
+    ``startup``: seconds spent before it (charged to the game clock)."""
     inp = sys.stdin if inp is None else inp
     out = sys.stdout if out is None else out
     err = sys.stderr if err is None else err
@@ -175,7 +185,7 @@ def run(player, inp=None, out=None, err=None, size=6, budget=DEFAULT_BUDGET, not
         err.flush()
         return 1
     if third == START:
-        return converse(player, position, RED, inp, out, err, budget, t, notation)
+        return converse(player, position, RED, inp, out, err, budget, t, notation, startup)
     try:
         _apply_opponent(position, third, notation)
     except ProtocolError as e:
@@ -183,4 +193,4 @@ def run(player, inp=None, out=None, err=None, size=6, budget=DEFAULT_BUDGET, not
         err.flush()
         return 1
     _observe(player, position)
-    return converse(player, position, WHITE, inp, out, err, budget, t, notation)
+    return converse(player, position, WHITE, inp, out, err, budget, t, notation, startup)
