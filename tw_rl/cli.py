@@ -537,6 +537,14 @@ def _add_evaluate(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--threads", type=int, default=0, help="torch CPU threads (default: torch's)")
     parser.add_argument("--no-tensorboard", action="store_true", help="do not log the Elo curve to runs' tb/")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    parser.add_argument(
+        "--import-referee",
+        nargs="+",
+        metavar="DIR",
+        default=[],
+        help="first store the games of these tw-rl referee results folders (each program is the "
+        "program:COMMAND player of its command line, named as in --players if listed there)",
+    )
     parser.set_defaults(func=_cmd_evaluate)
 
 
@@ -574,6 +582,8 @@ def _cmd_evaluate(args: argparse.Namespace) -> int:
     in_main = threading.current_thread() is threading.main_thread()
     previous = signal.signal(signal.SIGTERM, terminate) if in_main else None
     try:
+        if args.import_referee:
+            _import_referee(cfg, args.import_referee)
         result = evaluate(cfg, log=lambda line: print(line, file=sys.stderr))
     except (ArenaError, ResultsDBError) as err:
         raise CliError(str(err)) from None
@@ -583,6 +593,22 @@ def _cmd_evaluate(args: argparse.Namespace) -> int:
     print(result.report(cfg.db))
     sys.stdout.flush()
     return 130 if result.stopped == "interrupted" else 0
+
+
+def _import_referee(cfg, folders: list[str]) -> None:
+    """Store referee matches in the evaluation's database before it plays (see referee_import)."""
+    from pathlib import Path
+
+    from tw_rl.arena import parse_players
+    from tw_rl.referee_import import import_referee
+    from tw_rl.results_db import ResultsDB
+
+    specs = parse_players(cfg.players, cfg.simulations)
+    Path(cfg.db).parent.mkdir(parents=True, exist_ok=True)
+    with ResultsDB(cfg.db) as db:
+        for folder in folders:
+            report = import_referee(db, folder, specs, log=lambda line: print(line, file=sys.stderr))
+            print(report.line(), file=sys.stderr)
 
 
 # ---------------------------------------------------------------------------------- main

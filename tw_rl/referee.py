@@ -18,6 +18,7 @@ writes each finished game atomically as a record with a JSON summary, appends it
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 import os
@@ -72,6 +73,7 @@ class Program:
     name: str
     command: str
     argv: tuple[str, ...]
+    sha256: str = ""  # of the script it runs (the first argument that is a file), "" if none
 
     @classmethod
     def parse(cls, name: str, command: str) -> Program:
@@ -84,7 +86,19 @@ class Program:
             raise RefereeError(f"program {name}: the command is empty")
         if shutil.which(argv[0]) is None:
             raise RefereeError(f"program {name}: no such program {argv[0]!r} (command {command!r})")
-        return cls(name, command, argv)
+        return cls(name, command, argv, script_sha256(argv))
+
+
+def script_sha256(argv: tuple[str, ...]) -> str:
+    """sha256 of the first argument that is a file (the script of ``python bot.py``), else ''."""
+    for arg in argv[1:] or argv:
+        if os.path.isfile(arg):
+            digest = hashlib.sha256()
+            with open(arg, "rb") as handle:
+                for block in iter(lambda: handle.read(1 << 20), b""):
+                    digest.update(block)
+            return digest.hexdigest()
+    return ""
 
 
 class Cancel:
@@ -596,8 +610,8 @@ def game_summary(number: int, game: GameResult, seed: int, notation: str = "diff
         "seed": seed,
         "opening": (number - 1) // 2,
         "size": game.size,
-        "red": {"program": game.red.name, "command": game.red.command},
-        "white": {"program": game.white.name, "command": game.white.command},
+        "red": {"program": game.red.name, "command": game.red.command, "sha256": game.red.sha256},
+        "white": {"program": game.white.name, "command": game.white.command, "sha256": game.white.sha256},
         "start": {
             "red": cell_name(grid, game.red_start, notation),
             "white": cell_name(grid, game.white_start, notation),

@@ -1,0 +1,103 @@
+"""Referee matches imported into the arena's results database (tw_rl.referee_import)."""
+
+from __future__ import annotations
+
+import json
+import shlex
+import sys
+from pathlib import Path
+
+import pytest
+
+from tw_rl import cli, referee
+from tw_rl.arena import ArenaError, parse_players
+from tw_rl.referee_import import import_referee
+from tw_rl.results_db import ResultsDB
+
+FIRST_LEGAL = Path(__file__).parent / "programs" / "first_legal.py"
+
+
+def _command(*options: str) -> str:
+    return shlex.join([sys.executable, str(FIRST_LEGAL), *options])
+
+
+@pytest.fixture(scope="module")
+def match(tmp_path_factory) -> Path:
+    """Four games: a first-legal player against one that answers garbage at its second move."""
+    out = tmp_path_factory.mktemp("match")
+    referee.run_match(
+        referee.Program.parse("A", _command()),
+        referee.Program.parse("B", _command("--fault", "garbage", "--at", "1")),
+        games=4,
+        time_limit=10,
+        out_dir=out,
+    )
+    return out
+
+
+def test_a_match_is_stored_once_under_the_arena_names(tmp_path, match):
+    specs = parse_players([f"steady=program:{_command()}"])
+    logs = []
+    with ResultsDB(tmp_path / "r.sqlite") as db:
+        report = import_referee(db, match, specs, log=logs.append)
+        assert (report.added, report.skipped, report.damaged) == (4, 0, 0) and not logs
+        names = {p.name for p in db.players()}
+        assert "steady" in names and len(names) == 2
+        games = db.games()
+        assert len(games) == 4 and {g.opening for g in games} == {0, 1}
+        steady = db.player_named("steady").id
+        # B answers garbage: every game is A's, scored by the forfeit rule, fault kept.
+        assert all((g.result == 1.0) == (g.red == steady) for g in games)
+        assert all(g.fault == "garbage" and g.source == f"referee:{match}" for g in games)
+        again = import_referee(db, match, specs, log=logs.append)
+        assert (again.added, again.skipped) == (0, 4) and len(db.games()) == 4
+
+
+def test_damaged_games_are_left_out_with_a_warning(tmp_path, match):
+    copy = tmp_path / "copy"
+    copy.mkdir()
+    lines = (match / "results.jsonl").read_text().splitlines()
+    for line in lines:
+        number = json.loads(line)["game"]
+        name = f"game-{number:05d}.txt"
+        (copy / name).write_text((match / name).read_text())
+    # game 1: its record loses a move in the middle, so it no longer replays to its result
+    first = next(json.loads(line) for line in lines if json.loads(line)["game"] == 1)
+    words = (copy / "game-00001.txt").read_text().splitlines()
+    (copy / "game-00001.txt").write_text("\n".join(words[:2] + words[3:]) + "\n")
+    first["winner_colour"] = "white" if first["winner_colour"] == "red" else "red"
+    (copy / "results.jsonl").write_text("\n".join(lines + ["{not json"]) + "\n")
+    logs = []
+    with ResultsDB(tmp_path / "r.sqlite") as db:
+        report = import_referee(db, copy, log=logs.append)
+    assert report.added == 3 and report.damaged == 2
+    assert any("does not replay" in line for line in logs) and any("left out" in line for line in logs)
+    with ResultsDB(tmp_path / "r.sqlite") as db, pytest.raises(ArenaError, match="not a tw-rl referee"):
+        import_referee(db, tmp_path)
+
+
+def test_evaluate_rates_the_imported_games(tmp_path, match, capsys):
+    code = cli.main(
+        [
+            "evaluate",
+            "--players",
+            f"steady=program:{_command()}",
+            f"faulty=program:{_command('--fault', 'garbage', '--at', '1')}",
+            "--import-referee",
+            str(match),
+            "--games",
+            "0",
+            "--anchor",
+            "steady",
+            "--db",
+            str(tmp_path / "r.sqlite"),
+            "--out",
+            str(tmp_path / "arena"),
+            "--no-progress",
+            "--no-tensorboard",
+        ]
+    )
+    captured = capsys.readouterr()
+    assert code == 0 and f"imported {match}: 4 games added" in captured.err
+    assert "steady" in captured.out and "faulty" in captured.out
+    assert "0 games played, 4 stored among these players" in captured.out

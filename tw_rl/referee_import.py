@@ -1,0 +1,143 @@
+"""Import the games of ``tw-rl referee`` matches into the arena's results database.
+
+A referee match (``results.jsonl`` and one ``game-NNNNN.txt`` per game in its folder) is the
+natural way to measure two CodeCup programs at the real clock; importing it lets those games
+count in the Elo fit of ``tw-rl evaluate`` instead of being played again. Each program becomes
+the ``program`` player of its command line (identity: the command and the sha256 of the script
+it ran, recorded by the referee; as ``program:COMMAND`` in the arena), named as in the arena's
+player list when the same command is there, else after the command. Games keep their opening
+number and colours, so an import is idempotent (a game already stored is skipped) and the
+arena never replays it.
+
+Every game is checked before it is stored: its record must replay legally from its start cells
+to the stored result (a game that ended in a fault is taken as the referee scored it).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from tw_rl.arena import ArenaError, PlayerSpec, _program_spec, game_text
+from tw_rl.core.notation import parse_cell
+from tw_rl.core.rules import Rules
+from tw_rl.referee import GAME_FILE
+from tw_rl.results_db import GameRow, ResultsDB
+
+RESULTS = "results.jsonl"
+
+
+@dataclass
+class ImportReport:
+    folder: Path
+    added: int = 0
+    skipped: int = 0  # already stored
+    damaged: int = 0  # unreadable lines or game files, or a record that does not replay
+
+    def line(self) -> str:
+        return f"imported {self.folder}: {self.added} games added, {self.skipped} already stored" + (
+            f", {self.damaged} damaged ones left out" if self.damaged else ""
+        )
+
+
+def _moves(rules: Rules, path: Path) -> tuple[str, str, list[int]]:
+    """(red start, white start, moves) of a referee game file."""
+    words = [
+        line.split("#", 1)[0].strip()
+        for line in path.read_text(encoding="utf-8").splitlines()
+        if line.split("#", 1)[0].strip()
+    ]
+    if len(words) < 2:
+        raise ValueError("no start cells")
+    return words[0], words[1], [parse_cell(rules.grid, w) for w in words[2:]]
+
+
+def _replays(rules: Rules, red: str, white: str, moves: list[int], fault: str | None, winner: str) -> bool:
+    """Whether the moves replay legally to the stored end (a fault ends the game early)."""
+    import numpy as np
+
+    state = rules.start(np.array([parse_cell(rules.grid, red)]), np.array([parse_cell(rules.grid, white)]))
+    for k, move in enumerate(moves):
+        if state.terminated[0]:
+            return False
+        if not rules.legal_mask(state)[0, move]:
+            return fault is not None and k == len(moves) - 1  # the faulty last move
+        state = rules.step(state, np.array([move]))
+    if fault is not None:
+        return True
+    if not state.terminated[0]:
+        return False
+    won = int(rules.winner(state)[0])
+    return {1: "red", 2: "white", 0: "draw"}[won] == winner
+
+
+def import_referee(
+    db: ResultsDB, folder: str | Path, players: Sequence[PlayerSpec] = (), log=print
+) -> ImportReport:
+    """Store the games of one referee results folder; ``players`` name the programs they match."""
+    folder = Path(folder)
+    results = folder / RESULTS
+    if not results.is_file():
+        raise ArenaError(f"{folder} holds no {RESULTS} (not a tw-rl referee results folder)")
+    named = {spec.command: spec.name for spec in players if spec.kind == "program"}
+    rows: dict[tuple[str, str | None], int] = {}
+    report = ImportReport(folder)
+    for number, line in enumerate(results.read_text(encoding="utf-8").splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            game = json.loads(line)
+            size = int(game["size"])
+            rules = Rules(size)
+            red_start, white_start, moves = _moves(rules, folder / GAME_FILE.format(int(game["game"])))
+            colours = {c: (game[c]["command"], game[c].get("sha256")) for c in ("red", "white")}
+            winner = game["winner_colour"] or "draw"
+            points = game["points"]
+            fault = game.get("fault")
+            fault = (fault.get("kind") or "fault") if isinstance(fault, dict) else fault
+        except (ValueError, KeyError, TypeError, OSError) as err:
+            log(f"warning: {results}:{number} left out ({type(err).__name__}: {err})")
+            report.damaged += 1
+            continue
+        if (red_start, white_start) != (game["start"]["red"], game["start"]["white"]) or not _replays(
+            rules, red_start, white_start, moves, fault, winner
+        ):
+            log(f"warning: game {game['game']} of {folder} does not replay to its result; left out")
+            report.damaged += 1
+            continue
+        ids = []
+        for command, recorded in (colours["red"], colours["white"]):
+            if (command, recorded) not in rows:
+                spec = _program_spec(command, named.get(command, ""))
+                if recorded is not None and recorded != spec.sha256:
+                    # The script changed since the match: the games belong to the one that played.
+                    log(f"warning: {command!r} changed since {folder} was played; imported as another player")
+                    spec.sha256, spec.name = recorded, f"{spec.name}@{recorded[:8]}"
+                rows[command, recorded] = db.register(spec.identity(), spec.name).id
+            ids.append(rows[command, recorded])
+        stored = db.add_game(
+            GameRow(
+                red=ids[0],
+                white=ids[1],
+                size=size,
+                opening=int(game["opening"]),
+                seed=int(game["seed"]),
+                red_start=red_start,
+                white_start=white_start,
+                result={"red": 1.0, "white": 0.0, "draw": 0.5}[winner],
+                red_points=int(points["red"]),
+                white_points=int(points["white"]),
+                end_reason=str(game["end"]),
+                fault=fault,
+                moves=game_text(rules, moves),
+                plies=len(moves),
+                source=f"referee:{folder}",
+            )
+        )
+        if stored is None:
+            report.skipped += 1
+        else:
+            report.added += 1
+    return report
