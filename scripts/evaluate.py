@@ -8,9 +8,10 @@ ends; a later call adds to the same history (stored games count toward ``games``
     python scripts/evaluate.py 'players=[random,greedy,"ckpt:runs/x/checkpoints/*.pt@32"]' games=400
     python scripts/evaluate.py 'players=[greedy,"program:python -m tw_rl.codecup --player mcts"]' jobs=2
     python scripts/evaluate.py games=0                                   # only rate the stored games
+    python scripts/evaluate.py ray_address=auto jobs=32                  # games as tasks on a Ray cluster
     python scripts/evaluate.py --cfg job                                 # print the config, run nothing
 
-Same as ``tw-rl evaluate --players ... --games N --db FILE --anchor NAME --out DIR``.
+Same as ``tw-rl evaluate --players ... --games N --db FILE --anchor NAME --out DIR [--ray-address A]``.
 """
 
 from __future__ import annotations

@@ -1,9 +1,11 @@
-"""Imports point one way: core and codecup never load the RL stack; codecup not even numpy."""
+"""Imports point one way: core and codecup never load the RL stack; codecup not even numpy; the
+one-process training run never loads Ray."""
 
 from __future__ import annotations
 
 import subprocess
 import sys
+from pathlib import Path
 
 BLOCKER = """
 import sys
@@ -35,3 +37,19 @@ def test_codecup_is_standard_library_only():
     code += "assert 'tw_rl.core' not in sys.modules\n"
     result = run_blocked(heavy, code)
     assert result.returncode == 0, result.stderr
+
+
+def test_the_one_process_training_run_never_imports_ray(tmp_path):
+    """The debug preset trains through scripts/train.py, checkpoints and all, without Ray."""
+    script = Path(__file__).resolve().parent.parent / "scripts" / "train.py"
+    code = (
+        "import runpy, sys\n"
+        f"sys.argv = [{str(script)!r}, 'debug=default', 'device=cpu', 'hydra.run.dir={tmp_path}']\n"
+        f"runpy.run_path({str(script)!r}, run_name='__main__')\n"
+        "loaded = sorted(m for m in sys.modules if m == 'ray' or m.startswith('ray.'))\n"
+        "assert not loaded, loaded\n"
+        "assert 'tw_rl.loop' in sys.modules and 'tw_rl.distributed' not in sys.modules\n"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert (tmp_path / "checkpoints" / "ckpt-g000001.pt").exists()

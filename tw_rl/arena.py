@@ -26,6 +26,10 @@ each player called once per ply on the games where it is to move. A game with an
 program goes through ``tw_rl.referee.play_game``; an in-process opponent then runs as a
 CodeCup-protocol program itself: ``python -m tw_rl.arena serve SPEC_JSON``.
 
+With ``ray_address`` set (``local``, ``auto``, ``HOST:PORT``) the games of each pairing run as Ray
+tasks (``tw_rl.ray_arena``), ``jobs`` at once; this process still picks the pairings and alone
+writes the database.
+
 ``evaluate`` plays pairings until the game budget or the target interval width is reached.
 The next pairing is the one whose rating difference is most uncertain, weighted by how close
 the two players are: the largest ``se(r_a - r_b) * 4 p (1 - p)`` (``p`` the expected score of a
@@ -38,12 +42,12 @@ the budget and are never replayed).
 
 from __future__ import annotations
 
+import contextlib
 import glob as _glob
 import hashlib
 import io
 import json
 import math
-import os
 import re
 import shlex
 import sys
@@ -199,15 +203,13 @@ def checkpoint_spec(path: str | Path, simulations: int, name: str = "") -> Playe
 
 
 def _program_sha(command: str) -> str:
-    """sha256 of the first argument that is a file (the script of ``python bot.py``), else ''."""
+    """sha256 of the script a command runs (``tw_rl.referee.script_sha256``), else ''."""
+    from tw_rl.referee import script_sha256
+
     try:
-        argv = shlex.split(command)
+        return script_sha256(tuple(shlex.split(command)))
     except ValueError:
         return ""
-    for arg in argv[1:] or argv:
-        if os.path.isfile(arg):
-            return file_sha256(arg)
-    return ""
 
 
 def _baseline_spec(label: str, playouts: int = 0, name: str = "") -> PlayerSpec:
@@ -756,7 +758,16 @@ def evaluate(cfg: EvaluateConfig, *, log: Callable[[str], None] = print) -> Eval
         import torch
 
         torch.set_num_threads(cfg.threads)
-    with ResultsDB(cfg.db) as db:
+    with contextlib.ExitStack() as stack:
+        if cfg.ray_address and cfg.games > 0:
+            from tw_rl.cluster import RayUnavailable, ray_session
+
+            local_cpus = cfg.jobs if cfg.ray_address == "local" else None
+            try:
+                stack.enter_context(ray_session(cfg.ray_address, local_cpus))
+            except RayUnavailable as err:
+                raise ArenaError(str(err)) from None
+        db = stack.enter_context(ResultsDB(cfg.db))
         session = _Session(cfg, rules, db, specs)
         try:
             session.run(log)
@@ -846,6 +857,8 @@ class _Session:
         seed = _pair_seed(cfg.seed, a, b, self.identity)
         in_process = self.spec_of[a.id].in_process and self.spec_of[b.id].in_process
         count = cfg.batch_size if in_process else max(2, cfg.jobs + cfg.jobs % 2)
+        if cfg.ray_address and in_process:
+            count = cfg.batch_size * cfg.jobs  # jobs batches at once, one Ray task each
         # Spread the budget: no pairing takes more than about half its share at once.
         pairs = len(self.names) * (len(self.names) - 1) // 2
         share = max(2, math.ceil(cfg.games / (2 * pairs)))
@@ -857,6 +870,15 @@ class _Session:
             slots.append(Slot(name[red], name[white], red_start, white_start, opening))
         if self.bar is not None:
             self.bar.set_postfix_str(f"{a.name} vs {b.name}", refresh=False)
+        if cfg.ray_address:
+            from tw_rl.ray_arena import play_slots_on_ray
+
+            specs = {a.name: self.spec_of[a.id], b.name: self.spec_of[b.id]}
+            source = "batched" if in_process else "referee"
+            play_slots_on_ray(
+                rules, specs, slots, cfg, seed, in_process, lambda g: self.store(g, seed, source)
+            )
+            return
         if in_process:
             for row in (a, b):
                 if row.id not in self.loaded:
@@ -880,6 +902,21 @@ def _opening(rules: Rules, seed: int, opening: int) -> tuple[int, int]:
     return int(red[0]), int(white[0])
 
 
+def referee_slot_game(
+    rules: Rules,
+    specs: Mapping[str, PlayerSpec],
+    k: int,
+    slot: Slot,
+    time_limit: float,
+    seed: int,
+    cancel=None,
+) -> ArenaGame:
+    """Slot number ``k`` of a pairing through the referee, the players seeded from the pairing's
+    seed, the opening and the colour (the same game wherever it is played)."""
+    player_seed = (seed + 4 * slot.opening + 2 * (k % 2)) % 2**31  # white gets player_seed + 1
+    return play_referee_game(rules, specs[slot.red], specs[slot.white], slot, time_limit, player_seed, cancel)
+
+
 def _referee_batch(
     rules: Rules,
     specs: Mapping[str, PlayerSpec],
@@ -893,10 +930,7 @@ def _referee_batch(
     from tw_rl import referee
 
     def one(k: int, slot: Slot) -> ArenaGame:
-        player_seed = (seed + 4 * slot.opening + 2 * (k % 2)) % 2**31  # white gets player_seed + 1
-        return play_referee_game(
-            rules, specs[slot.red], specs[slot.white], slot, cfg.time, player_seed, cancel
-        )
+        return referee_slot_game(rules, specs, k, slot, cfg.time, seed, cancel)
 
     executor = ThreadPoolExecutor(max_workers=cfg.jobs, thread_name_prefix="arena-game")
     futures = [executor.submit(one, k, slot) for k, slot in enumerate(slots)]

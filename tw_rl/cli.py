@@ -524,7 +524,19 @@ def _add_evaluate(subparsers: argparse._SubParsersAction) -> None:
         "--ci-width", type=float, default=0.0, help="stop when every 95%% interval is this narrow (Elo)"
     )
     parser.add_argument("--batch-size", type=int, default=32, help="in-process games at once (default 32)")
-    parser.add_argument("--jobs", type=int, default=1, help="referee games at once (default 1)")
+    parser.add_argument(
+        "--jobs",
+        type=int,
+        default=1,
+        help="referee games at once; with Ray: game batches at once (default 1)",
+    )
+    parser.add_argument(
+        "--ray-address",
+        default="",
+        metavar="ADDR",
+        help="play the games as Ray tasks: local (start Ray here), auto or HOST:PORT (a cluster); "
+        "needs pip install -e '.[ray]' (default: no Ray)",
+    )
     parser.add_argument(
         "--simulations", type=int, default=64, help="checkpoint search budget without @N (default 64)"
     )
@@ -564,6 +576,7 @@ def _cmd_evaluate(args: argparse.Namespace) -> int:
         anchor=args.anchor,
         batch_size=args.batch_size,
         jobs=args.jobs,
+        ray_address=args.ray_address,
         seed=args.seed,
         out=args.out,
         size=args.size,

@@ -49,8 +49,9 @@ class SearchConfigSchema:
 @dataclass
 class SelfPlayConfig:
     games_per_generation: int = 64  # games finished per generation
-    parallel_games: int = 64  # games searched together (the batch of the search)
+    parallel_games: int = 64  # games searched together (the batch of the search; per worker with Ray)
     resign: bool = False  # reserved: no resignation yet
+    workers: int = 0  # Ray self-play actors (needs ray.address); 0 = one per CPU Ray offers
 
 
 @dataclass
@@ -75,6 +76,17 @@ class EvalConfig:
 
 
 @dataclass
+class RayConfig:
+    """Self-play on Ray (``tw_rl.distributed``); off unless ``address`` is set. On a cluster the run
+    folder must be on a filesystem every node sees at the same path, and tw_rl installed on each."""
+
+    address: str = ""  # "" = no Ray, one process; "local" = start Ray here; "auto", "HOST:PORT": a cluster
+    cpus_per_worker: float = 1.0  # CPUs Ray reserves for each self-play worker
+    gpus_per_worker: float = 0.0  # GPUs (or a fraction) Ray reserves for each worker (with device=auto/cuda)
+    max_restarts: int = 10  # worker deaths a run survives (each worker replaced at once) before it stops
+
+
+@dataclass
 class TrainConfig:
     board: BoardConfig = field(default_factory=BoardConfig)
     net: NetConfig = field(default_factory=NetConfig)
@@ -82,6 +94,7 @@ class TrainConfig:
     selfplay: SelfPlayConfig = field(default_factory=SelfPlayConfig)
     learner: LearnerConfig = field(default_factory=LearnerConfig)
     eval: EvalConfig = field(default_factory=EvalConfig)
+    ray: RayConfig = field(default_factory=RayConfig)
     generations: int = 20  # self-play + training cycles (the run stops after these)
     max_minutes: float = 0.0  # stop after this wall time (0 = no limit); resumable
     seed: int = 0  # seeds numpy and torch
@@ -100,7 +113,7 @@ class EvaluateConfig:
     db: str = "arena/results.sqlite"  # SQLite file holding every game (created if missing, shared by runs)
     anchor: str = "random"  # the player rated 0 Elo
     batch_size: int = 32  # in-process games played at once per pairing
-    jobs: int = 1  # referee games (outside programs) played at once
+    jobs: int = 1  # referee games (outside programs) played at once; with Ray: game batches at once
     seed: int = 0  # seeds the openings and the players' random choices
     out: str = "arena"  # folder for ratings.csv, ratings.json and the Elo pictures
     size: int = 6  # cells per board side (CodeCup rules)
@@ -108,6 +121,7 @@ class EvaluateConfig:
     time: float = 30.0  # referee games: thinking seconds per program per game
     device: str = "cpu"  # torch device of the checkpoint players: "cpu", "cuda" or "auto"
     threads: int = 0  # torch CPU threads (0 = torch's default)
+    ray_address: str = ""  # "" = play here; "local", "auto", "HOST:PORT": games as Ray tasks there
     tensorboard: bool = True  # also log the Elo curve to the run's tb/ when checkpoints belong to a run
     progress: bool = True  # a progress bar in the terminal
 
@@ -119,6 +133,7 @@ SCHEMAS = {
     "selfplay": SelfPlayConfig,
     "learner": LearnerConfig,
     "eval": EvalConfig,
+    "ray": RayConfig,
 }  # config group -> its schema
 
 

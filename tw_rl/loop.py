@@ -8,13 +8,19 @@ A run lives in one folder::
       checkpoints/ckpt-g*.pt      the network after each generation (atomic, weights_only)
       tb/                         TensorBoard events: selfplay/, train/, arena/, perf/
       metrics.jsonl               one line per generation (the same figures as TensorBoard)
+      network.pt                  with Ray only: the network the workers play with (atomic)
 
 Starting a run whose folder already holds checkpoints resumes from the newest readable one;
 the generation in progress keeps the games already written to disk and plays the rest.
+
+Self-play runs in this process unless ``ray.address`` is set; then ``tw_rl.distributed`` (and
+Ray) is imported and Ray workers play the games into the same folder (one-process runs never
+import Ray).
 """
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import json
 import time
@@ -25,6 +31,7 @@ import numpy as np
 import torch
 from torch.utils.tensorboard import SummaryWriter
 
+from tw_rl.cluster import ray_installed
 from tw_rl.config import ConfigError, TrainConfig
 from tw_rl.core.baselines import BASELINES
 from tw_rl.core.rules import Rules
@@ -75,6 +82,18 @@ def check_config(cfg: TrainConfig) -> None:
             raise ConfigError(f"{name} must be at least 1, got {value}")
     if not 0 <= cfg.search.full_search_fraction <= 1:
         raise ConfigError("search.full_search_fraction must lie in [0, 1]")
+    if cfg.selfplay.workers < 0:
+        raise ConfigError(f"selfplay.workers must be at least 0, got {cfg.selfplay.workers}")
+    if cfg.ray.address:
+        if not ray_installed():
+            raise ConfigError(f"ray.address={cfg.ray.address} needs Ray: pip install -e '.[ray]'")
+        if cfg.ray.cpus_per_worker <= 0 or cfg.ray.gpus_per_worker < 0 or cfg.ray.max_restarts < 0:
+            raise ConfigError("ray.cpus_per_worker must be positive, gpus_per_worker and max_restarts >= 0")
+    elif cfg.selfplay.workers > 1:
+        raise ConfigError(
+            f"selfplay.workers={cfg.selfplay.workers} needs Ray: set ray.address=local (this machine), "
+            "auto or HOST:PORT (a cluster)"
+        )
 
 
 def train(cfg: TrainConfig) -> dict:
@@ -109,14 +128,25 @@ def train(cfg: TrainConfig) -> dict:
     policy_value = NetPolicyValue(net, rules, device)
     metrics: dict = {}
     started = time.monotonic()
-    bar = _progress_bar(cfg.progress, cfg.generations, first_generation)
-    try:
+    with contextlib.ExitStack() as stack:
+        stack.callback(writer.close)
+        pool = None
+        if cfg.ray.address:
+            from tw_rl.distributed import open_pool  # Ray is imported only here
+
+            pool = stack.enter_context(open_pool(cfg, run_dir))
+        bar = stack.enter_context(
+            contextlib.closing(_progress_bar(cfg.progress, cfg.generations, first_generation))
+        )
         for generation in range(first_generation, cfg.generations):
             if cfg.max_minutes and (time.monotonic() - started) / 60 >= cfg.max_minutes:
                 break
             rng = np.random.default_rng([cfg.seed, generation])
             metrics = {"generation": generation}
-            metrics.update(_self_play(cfg, rules, policy_value, run_dir, generation, rng, writer))
+            if pool is None:
+                metrics.update(_self_play(cfg, rules, policy_value, run_dir, generation, rng, writer))
+            else:
+                metrics.update(_self_play_on_ray(cfg, pool, net, run_dir, generation, writer))
             metrics.update(_learn(cfg, learner, replay, rng, writer, generation))
             save_checkpoint(
                 run_dir / "checkpoints", generation, learner.checkpoint(generation, dataclasses.asdict(cfg))
@@ -133,9 +163,6 @@ def train(cfg: TrainConfig) -> dict:
             bar.set_postfix(
                 {k: round(v, 3) for k, v in metrics.items() if k in ("train/policy", "arena/vs_greedy")}
             )
-    finally:
-        bar.close()
-        writer.close()
     return metrics
 
 
@@ -160,8 +187,29 @@ def _self_play(cfg, rules, policy_value, run_dir, generation, rng, writer) -> di
         store,
         chunk_games=max(1, cfg.selfplay.parallel_games // 4),
     )
-    seconds = max(stats.seconds, 1e-9)
-    out = {
+    out = _selfplay_metrics(stats, stats.seconds, policy_value.evaluations - evaluations_before)
+    for key, value in out.items():
+        writer.add_scalar(key, value, generation)
+    return out
+
+
+def _self_play_on_ray(cfg, pool, net, run_dir, generation, writer) -> dict:
+    """The generation's games, played by the Ray workers of ``pool`` (``tw_rl.distributed``)."""
+    if shard_games(run_dir / "selfplay", generation) >= cfg.selfplay.games_per_generation:
+        return {}
+    result = pool.play_generation(net, generation, cfg.selfplay.games_per_generation, cfg.seed)
+    out = _selfplay_metrics(result.stats, result.seconds, result.evaluations)
+    out["perf/workers"] = len(pool.actors)
+    out["selfplay/lost_games"] = result.lost_games
+    out["selfplay/worker_restarts"] = result.restarts
+    for key, value in out.items():
+        writer.add_scalar(key, value, generation)
+    return out
+
+
+def _selfplay_metrics(stats, seconds: float, evaluations: int) -> dict:
+    seconds = max(seconds, 1e-9)
+    return {
         "selfplay/games": stats.games,
         "selfplay/samples": stats.samples,
         "selfplay/game_length": float(np.mean(stats.game_lengths)) if stats.game_lengths else 0.0,
@@ -170,11 +218,8 @@ def _self_play(cfg, rules, policy_value, run_dir, generation, rng, writer) -> di
         "perf/samples_per_s": stats.samples / seconds,
         "perf/moves_per_s": stats.moves / seconds,
         "perf/simulations_per_s": stats.simulations / seconds,
-        "perf/evaluations_per_s": (policy_value.evaluations - evaluations_before) / seconds,
+        "perf/evaluations_per_s": evaluations / seconds,
     }
-    for key, value in out.items():
-        writer.add_scalar(key, value, generation)
-    return out
 
 
 def _learn(cfg, learner: Learner, replay: ReplayWindow, rng, writer, generation) -> dict:

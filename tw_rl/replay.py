@@ -4,6 +4,11 @@ A shard is one ``.npz`` file of finished games' samples (compact positions plus 
 written to a temporary name and renamed, so a shard either exists whole or not at all; one that
 is damaged anyway (a copy cut short, a full disk) is skipped with a warning when read.
 
+Names: ``shard-g<generation>-<index>-n<games>.npz`` from the training process, and
+``shard-g<generation>-w<worker>-<index>-n<games>.npz`` from a self-play worker of a Ray run
+(``tw_rl.distributed``), so that workers writing into one folder never pick the same name.
+Both count toward a generation's games and both are read by the replay window.
+
 Per sample::
 
     owner, height  int8 [N]   the position (sight and territory are recomputed when encoding)
@@ -26,7 +31,9 @@ import numpy as np
 
 from tw_rl.files import atomic_writer
 
-SHARD_PATTERN = re.compile(r"shard-g(\d+)-(\d+)-n(\d+)\.npz$")
+SHARD_PATTERN = re.compile(
+    r"shard-g(?P<generation>\d+)-(?:w(?P<worker>\d+)-)?(?P<index>\d+)-n(?P<games>\d+)\.npz$"
+)
 
 
 @dataclass
@@ -55,15 +62,18 @@ class Samples:
         )
 
 
-def write_shard(folder: Path, generation: int, games: int, samples: Samples) -> Path:
-    """Write one shard atomically; its name records the generation and the games it holds."""
+def write_shard(
+    folder: Path, generation: int, games: int, samples: Samples, worker: int | None = None
+) -> Path:
+    """Write one shard atomically; its name records the generation, the writing worker (None:
+    the training process itself) and the games it holds."""
     folder.mkdir(parents=True, exist_ok=True)
-    existing = [p for p in folder.glob(f"shard-g{generation:06d}-*.npz")]
-    index = len(existing)
-    path = folder / f"shard-g{generation:06d}-{index:04d}-n{games}.npz"
+    prefix = f"shard-g{generation:06d}-" + ("" if worker is None else f"w{worker:03d}-")
+    index = len(shard_paths(folder, generation, worker))
+    path = folder / f"{prefix}{index:04d}-n{games}.npz"
     while path.exists():
         index += 1
-        path = folder / f"shard-g{generation:06d}-{index:04d}-n{games}.npz"
+        path = folder / f"{prefix}{index:04d}-n{games}.npz"
     with atomic_writer(path) as handle:
         np.savez(handle, **{f.name: getattr(samples, f.name) for f in fields(samples)})
     return path
@@ -83,14 +93,26 @@ def read_shard(path: Path) -> Samples | None:
     return samples
 
 
-def shard_games(folder: Path, generation: int) -> int:
-    """Games already stored for a generation (to resume its self-play where it stopped)."""
-    total = 0
-    for path in folder.glob(f"shard-g{generation:06d}-*.npz"):
+def shard_paths(folder: Path, generation: int, worker: int | None | str = "any") -> list[Path]:
+    """A generation's shards: all of them (``worker="any"``), the training process's own
+    (``None``) or one worker's."""
+    out = []
+    for path in Path(folder).glob(f"shard-g{generation:06d}-*.npz"):
         match = SHARD_PATTERN.search(path.name)
-        if match:
-            total += int(match.group(3))
-    return total
+        if not match:
+            continue
+        found = match.group("worker")
+        if worker == "any" or (None if found is None else int(found)) == worker:
+            out.append(path)
+    return out
+
+
+def shard_games(folder: Path, generation: int, worker: int | None | str = "any") -> int:
+    """Games already stored for a generation (to resume its self-play where it stopped), by
+    every writer or by one (see ``shard_paths``)."""
+    return sum(
+        int(SHARD_PATTERN.search(p.name).group("games")) for p in shard_paths(folder, generation, worker)
+    )
 
 
 class ReplayWindow:
@@ -132,6 +154,9 @@ class ReplayWindow:
         return self.samples[rng.integers(0, len(self.samples), size=count)]
 
 
-def _shard_key(path: Path) -> tuple[int, int]:
+def _shard_key(path: Path) -> tuple[int, int, int]:
     match = SHARD_PATTERN.search(path.name)
-    return (int(match.group(1)), int(match.group(2))) if match else (-1, -1)
+    if not match:
+        return (-1, -1, -1)
+    worker = match.group("worker")
+    return (int(match.group("generation")), int(match.group("index")), -1 if worker is None else int(worker))

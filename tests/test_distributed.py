@@ -1,0 +1,180 @@
+"""Self-play and arena games on Ray: a local Ray run of the debug preset, a worker killed mid-run,
+arena games as Ray tasks; and, without Ray, worker-named shards and the config checks."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pytest
+from test_training import some_samples, tiny_config
+
+from tw_rl import loop
+from tw_rl.config import ConfigError
+from tw_rl.replay import ReplayWindow, read_shard, shard_games, shard_paths, write_shard
+
+ROOT = Path(__file__).resolve().parent.parent
+SCRIPT = ROOT / "scripts" / "train.py"
+
+
+def run_train_script(args: list[str]) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, str(SCRIPT), *args], capture_output=True, text=True, cwd=ROOT, timeout=300
+    )
+
+
+# ------------------------------------------------------------------------- without Ray
+
+
+def test_worker_shards_never_collide_and_count_with_the_others(tmp_path):
+    samples = some_samples(4, np.random.default_rng(0))
+    names = {write_shard(tmp_path, 3, 2, samples).name}
+    for worker in (0, 1, 0, 12):
+        names.add(write_shard(tmp_path, 3, 1, samples, worker=worker).name)
+    assert len(names) == 5
+    assert "shard-g000003-w012-0000-n1.npz" in names and "shard-g000003-w000-0001-n1.npz" in names
+    assert shard_games(tmp_path, 3) == 6
+    assert shard_games(tmp_path, 3, worker=0) == 2 and shard_games(tmp_path, 3, worker=None) == 2
+    assert len(shard_paths(tmp_path, 3, worker=12)) == 1 and shard_games(tmp_path, 4) == 0
+    window = ReplayWindow(tmp_path, 1000)
+    assert window.refresh() == 5 * len(samples)
+
+
+@pytest.mark.parametrize(
+    "change,message",
+    [
+        (lambda c: setattr(c.selfplay, "workers", 2), "needs Ray: set ray.address"),
+        (lambda c: setattr(c.selfplay, "workers", -1), "selfplay.workers"),
+        (lambda c: setattr(c.ray, "address", "local") or setattr(c.ray, "cpus_per_worker", 0.0), "cpus_per"),
+    ],
+)
+def test_ray_settings_are_checked_before_anything_runs(tmp_path, change, message):
+    cfg = tiny_config(tmp_path / "run", 1)
+    change(cfg)
+    with pytest.raises(ConfigError, match=message):
+        loop.train(cfg)
+    assert not (tmp_path / "run").exists()
+
+
+def test_a_ray_address_without_ray_installed_says_how_to_get_it(tmp_path, monkeypatch):
+    monkeypatch.setattr(loop, "ray_installed", lambda: False)
+    cfg = tiny_config(tmp_path / "run", 1)
+    cfg.ray.address = "local"
+    with pytest.raises(ConfigError, match=r"pip install -e '\.\[ray\]'"):
+        loop.train(cfg)
+
+
+# ---------------------------------------------------------------------------- with Ray
+
+
+@pytest.fixture(scope="module")
+def local_ray():
+    """One local Ray (2 CPUs) for the in-process tests of this module; tw_rl uses it as found."""
+    ray = pytest.importorskip("ray")
+    ray.init(num_cpus=2, include_dashboard=False, logging_level="WARNING")
+    yield ray
+    ray.shutdown()
+
+
+def test_a_local_ray_run_of_the_debug_preset_with_two_workers(tmp_path):
+    pytest.importorskip("ray")
+    run = tmp_path / "run"
+    result = run_train_script(
+        ["debug=default", "device=cpu", "ray.address=local", "selfplay.workers=2", f"hydra.run.dir={run}"]
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert sorted(p.name for p in (run / "checkpoints").glob("*.pt")) == [
+        "ckpt-g000000.pt",
+        "ckpt-g000001.pt",
+    ]
+    for generation in (0, 1):  # the debug preset's 2 games per generation, one per worker
+        assert shard_games(run / "selfplay", generation) == 2
+        assert shard_games(run / "selfplay", generation, worker=0) == 1
+        assert shard_games(run / "selfplay", generation, worker=1) == 1
+    lines = [json.loads(x) for x in (run / "metrics.jsonl").read_text().splitlines()]
+    assert [m["generation"] for m in lines] == [0, 1]
+    assert all(m["perf/workers"] == 2 and m["selfplay/samples"] > 0 for m in lines)
+    assert lines[-1]["train/step"] > 0 and (run / "network.pt").exists()
+    # The folder is an ordinary run folder: the one-process loop resumes it.
+    result = run_train_script(["debug=default", "device=cpu", "generations=3", f"hydra.run.dir={run}"])
+    assert result.returncode == 0, result.stderr[-3000:]
+    lines = [json.loads(x) for x in (run / "metrics.jsonl").read_text().splitlines()]
+    assert [m["generation"] for m in lines] == [0, 1, 2] and "perf/workers" not in lines[-1]
+    assert lines[-1]["train/replay_samples"] == sum(
+        len(read_shard(p)) for p in (run / "selfplay").glob("*.npz")
+    )
+
+
+def test_a_killed_worker_loses_no_complete_shard(tmp_path, local_ray):
+    from tw_rl.distributed import open_pool
+    from tw_rl.net import build_net
+
+    cfg = tiny_config(tmp_path, 1)
+    cfg.ray.address = "local"
+    cfg.selfplay.workers = 2
+    cfg.selfplay.games_per_generation = 12  # 6 per worker, 2 at a time, a shard per finished game
+    folder = tmp_path / "selfplay"
+    net = build_net(cfg.net, cfg.board.size)
+    seen: dict[str, bytes] = {}  # the complete shards when worker 1 was killed, by content
+
+    def kill_worker_one_after_its_first_shard(pid: int) -> None:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and not shard_paths(folder, 0, worker=1):
+            time.sleep(0.02)
+        os.kill(pid, signal.SIGKILL)
+        for path in shard_paths(folder, 0):
+            seen[path.name] = path.read_bytes()
+
+    with open_pool(cfg, tmp_path) as pool:
+        victim = pool.pid(1)
+        killer = threading.Thread(target=kill_worker_one_after_its_first_shard, args=(victim,))
+        killer.start()
+        with pytest.warns(UserWarning, match="self-play worker 1 died .*; worker 2 takes its place"):
+            result = pool.play_generation(net, 0, cfg.selfplay.games_per_generation)
+        killer.join()
+        assert sorted(pool.actors) == [0, 2] and pool.pid(2) != victim
+    written = len([name for name in seen if "-w001-" in name])  # by worker 1 before it died
+    assert written >= 1 and result.restarts == 1
+    assert result.lost_games == 6 - written  # exactly the games it was still playing
+    for name, content in seen.items():  # every shard complete at the kill is still there, unchanged
+        assert (folder / name).read_bytes() == content
+    assert shard_games(folder, 0) == 12  # the lost games were played again, by worker 2
+    assert shard_games(folder, 0, worker=2) == 6 - written and shard_games(folder, 0, worker=1) == written
+    assert result.stats.games == 12 - written  # the stats of the tasks that finished
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # a damaged or half-written shard would warn
+        window = ReplayWindow(folder, 10**6)
+        assert window.refresh() == sum(len(read_shard(p)) for p in folder.glob("shard-*.npz"))
+
+
+def test_arena_games_run_as_ray_tasks(tmp_path, capsys, local_ray):
+    from test_arena import stored, tiny_run
+
+    from tw_rl import cli
+
+    run = tiny_run(tmp_path / "run", generations=1)
+    db = tmp_path / "arena" / "results.sqlite"
+    args = ["evaluate", "--players", f"ckpt:{run}/checkpoints@1", "greedy", "--games", "12"]
+    args += ["--batch-size", "2", "--jobs", "2", "--ray-address", "local", "--threads", "1"]
+    args += ["--db", str(db), "--out", str(tmp_path / "arena"), "--no-progress", "--no-tensorboard"]
+    assert cli.main(args) == 0
+    out = capsys.readouterr().out
+    assert "12 games played, 12 stored" in out and "run/g0@1" in out and "greedy" in out
+    assert local_ray.is_initialized()  # the evaluation used the Ray it found and left it running
+    rows = stored(db)
+    assert len(rows) == 12 and {r["source"] for r in rows} == {"batched"}
+    slots = [(r["red"], r["white"], r["opening"]) for r in rows]
+    assert len(set(slots)) == len(slots)  # no slot played twice
+    per_pair: dict[tuple[int, int], list[int]] = {}
+    for r in rows:
+        per_pair.setdefault(tuple(sorted((r["red"], r["white"]))), []).append(r["red"])
+    for pair, reds in per_pair.items():  # colours balanced in every pairing
+        assert abs(reds.count(pair[0]) - reds.count(pair[1])) <= 1

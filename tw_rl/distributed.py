@@ -1,0 +1,279 @@
+"""Self-play on Ray: worker actors play a generation's games into the run folder for the learner.
+
+``tw_rl.loop.train`` imports this module only when ``ray.address`` is set; the loop itself is
+unchanged (self-play of a generation, training, checkpoint, evaluation), only self-play moves
+out of the training process:
+
+- **Publishing.** Before a generation's self-play the learner writes its network to
+  ``<run_dir>/network.pt`` (a temporary name, then a rename: whole or absent), tagged with the
+  generation it is for. A worker reloads it when a task names a generation it has not loaded.
+- **Workers.** Each ``SelfPlayWorker`` is one Ray actor that plays the games it is given with
+  the batched search (``tw_rl.selfplay.play_games``) and writes shards as games finish
+  (``tw_rl.replay.write_shard``: atomic, named ``shard-g<gen>-w<worker>-...``, so workers never
+  pick the same name).
+- **The pool.** ``SelfPlayPool.play_generation`` gives each idle worker an equal share of the
+  games the generation still needs (counted from the shards on disk, so a resumed run plays only
+  the rest) until the quota is written.
+- **Deaths.** A worker that dies (``RayActorError``: killed, out of memory, its node lost) is
+  replaced at once by a new worker with a new number (so that one declared dead but still
+  writing could not collide with it); the games it had written stay (the learner only ever
+  sees whole shards), the ones it was still playing are lost, counted and played again by the
+  pool. More than ``ray.max_restarts`` deaths in a run stop it with an error.
+
+The run folder keeps the layout of a one-process run (plus ``network.pt``), so a run resumes
+the same way with or without Ray. On a cluster every node must see the run folder at the same
+path (a shared filesystem) and have tw_rl installed.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import math
+import os
+import time
+import warnings
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import ray
+import torch
+from ray.exceptions import RayActorError
+
+from tw_rl.cluster import ray_session
+from tw_rl.config import TrainConfig
+from tw_rl.core.rules import Rules
+from tw_rl.files import atomic_writer
+from tw_rl.learner import net_from_checkpoint
+from tw_rl.net import NetPolicyValue, TumbleweedNet, resolve_device
+from tw_rl.replay import shard_games, write_shard
+from tw_rl.selfplay import SelfPlayStats, play_games
+
+PUBLISHED = "network.pt"  # in the run folder
+PUBLISHED_FORMAT = 1
+LOAD_PATIENCE_S = 60.0  # how long a worker waits for the published network to appear (shared filesystems lag)
+TASK_BATCHES = 4  # a task holds at most this many batches (parallel_games) of games
+
+
+def publish_network(run_dir: Path, net: TumbleweedNet, generation: int) -> Path:
+    """Write the network that self-play of ``generation`` uses, atomically (weights only)."""
+    path = Path(run_dir) / PUBLISHED
+    path.parent.mkdir(parents=True, exist_ok=True)
+    payload = {
+        "format": PUBLISHED_FORMAT,
+        "generation": generation,
+        "size": net.size,
+        "net": dataclasses.asdict(net.config),
+        "model": {k: v.detach().cpu() for k, v in net.state_dict().items()},
+    }
+    with atomic_writer(path) as handle:
+        torch.save(payload, handle)
+    return path
+
+
+def load_published(run_dir: Path, generation: int, patience_s: float = LOAD_PATIENCE_S) -> dict:
+    """The published network for ``generation``; waits while the file is missing or older."""
+    path = Path(run_dir) / PUBLISHED
+    deadline = time.monotonic() + patience_s
+    while True:
+        try:
+            payload = torch.load(path, map_location="cpu", weights_only=True)
+            found = payload.get("generation") if isinstance(payload, dict) else None
+            if found == generation and payload.get("format") == PUBLISHED_FORMAT:
+                return payload
+            problem = f"it holds generation {found}"
+        except FileNotFoundError:
+            problem = "it does not exist"
+        except Exception as err:  # a damaged file: torch raises several kinds
+            problem = f"it cannot be read ({type(err).__name__}: {err})"
+        if time.monotonic() >= deadline:
+            raise RuntimeError(f"no network for generation {generation} at {path}: {problem}")
+        time.sleep(0.2)
+
+
+class SelfPlayWorker:
+    """One self-play worker (a Ray actor in a run): plays games, writes shards, returns stats."""
+
+    def __init__(self, cfg: TrainConfig, run_dir: str, worker: int):
+        if cfg.threads > 0:
+            torch.set_num_threads(cfg.threads)
+        self.cfg = cfg
+        self.run_dir = Path(run_dir)
+        self.worker = worker
+        board = cfg.board
+        self.rules = Rules(board.size, board.variant, board.setup, board.stale_end)
+        self.device = resolve_device(cfg.device)
+        self.generation: int | None = None
+        self.policy_value: NetPolicyValue | None = None
+
+    def pid(self) -> int:
+        """The worker's process id (tests kill it by this)."""
+        return os.getpid()
+
+    def play(self, generation: int, games: int, seed: list[int]) -> tuple[SelfPlayStats, int]:
+        """Play ``games`` games of ``generation`` with its published network, writing shards as
+        they finish; returns the stats and the network evaluations made."""
+        if self.generation != generation:
+            payload = load_published(self.run_dir, generation)
+            self.policy_value = NetPolicyValue(
+                net_from_checkpoint(payload, self.device), self.rules, self.device
+            )
+            self.generation = generation
+        folder = self.run_dir / "selfplay"
+        parallel = self.cfg.selfplay.parallel_games
+
+        def store(count: int, samples) -> None:
+            write_shard(folder, generation, count, samples, worker=self.worker)
+
+        before = self.policy_value.evaluations
+        stats = play_games(
+            self.rules,
+            self.policy_value,
+            self.cfg.search,
+            games,
+            parallel,
+            np.random.default_rng(seed),
+            store,
+            chunk_games=max(1, parallel // 4),  # as in the one-process loop
+        )
+        return stats, self.policy_value.evaluations - before
+
+
+@dataclass
+class GenerationResult:
+    """What the pool did for one generation."""
+
+    stats: SelfPlayStats  # the games played (and written) by this call, all workers together
+    evaluations: int  # network evaluations, all workers together
+    seconds: float  # wall time on the driver, publishing the network included
+    tasks: int  # tasks handed out
+    lost_games: int  # games that workers were playing when they died (played again)
+    restarts: int  # workers replaced during this generation
+
+
+@dataclass
+class _Task:
+    worker: int
+    games: int
+    written_before: int  # games of this generation the worker had on disk when the task began
+
+
+class SelfPlayPool:
+    """Self-play workers on Ray, driven from the training process (see the module docstring)."""
+
+    def __init__(self, cfg: TrainConfig, run_dir: str | Path):
+        self.cfg = cfg
+        self.run_dir = Path(run_dir)
+        self.remote = ray.remote(
+            num_cpus=cfg.ray.cpus_per_worker, num_gpus=cfg.ray.gpus_per_worker, max_restarts=0
+        )(SelfPlayWorker)
+        count = cfg.selfplay.workers
+        if count <= 0:  # one per CPU that the cluster offers
+            count = max(1, int(ray.cluster_resources().get("CPU", 1) // max(cfg.ray.cpus_per_worker, 1e-9)))
+        self.actors = {w: self._start(w) for w in range(count)}
+        self.next_worker = count  # a replacement gets a new number: its shards never meet the old one's
+        self.restarts = 0
+        # Wait until every worker runs (imports done), so that a broken install fails here, at once.
+        ray.get([actor.pid.remote() for actor in self.actors.values()])
+
+    def _start(self, worker: int):
+        return self.remote.remote(self.cfg, str(self.run_dir), worker)
+
+    def pid(self, worker: int) -> int:
+        return ray.get(self.actors[worker].pid.remote())
+
+    def play_generation(
+        self, net: TumbleweedNet, generation: int, quota: int, seed: int = 0
+    ) -> GenerationResult:
+        """Publish ``net`` and have the workers write ``quota`` games of ``generation`` in all
+        (games already on disk count); returns when they are written."""
+        start = time.perf_counter()
+        folder = self.run_dir / "selfplay"
+        publish_network(self.run_dir, net, generation)
+        total, evaluations, lost, issued = SelfPlayStats(), 0, 0, 0
+        resumed = shard_games(folder, generation)  # in the seeds: a resumed generation plays new games
+        restarts_before = self.restarts
+        running: dict[object, _Task] = {}
+        limit = TASK_BATCHES * self.cfg.selfplay.parallel_games
+        while True:
+            busy = {task.worker for task in running.values()}
+            idle = [w for w in self.actors if w not in busy]
+            while idle:
+                need = quota - self._counted(folder, generation, running)
+                if need <= 0:
+                    break
+                games = min(math.ceil(need / len(idle)), limit)
+                worker = idle.pop(0)
+                ref = self.actors[worker].play.remote(generation, games, [seed, generation, resumed, issued])
+                running[ref] = _Task(worker, games, shard_games(folder, generation, worker))
+                issued += 1
+            if not running:
+                break
+            ready, _ = ray.wait(list(running), num_returns=1)
+            for ref in ready:
+                task = running.pop(ref)
+                try:
+                    stats, evals = ray.get(ref)
+                except RayActorError as err:
+                    written = shard_games(folder, generation, task.worker) - task.written_before
+                    lost += max(0, task.games - written)
+                    self._replace(task.worker, err)
+                    continue
+                _add(total, stats)
+                evaluations += evals
+        return GenerationResult(
+            total, evaluations, time.perf_counter() - start, issued, lost, self.restarts - restarts_before
+        )
+
+    def _counted(self, folder: Path, generation: int, running: dict[object, _Task]) -> int:
+        """Games on disk plus games handed out and not yet written."""
+        on_disk = shard_games(folder, generation)
+        for task in running.values():
+            written = shard_games(folder, generation, task.worker) - task.written_before
+            on_disk += max(0, task.games - written)
+        return on_disk
+
+    def _replace(self, worker: int, err: Exception) -> None:
+        self.restarts += 1
+        reason = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
+        if self.restarts > self.cfg.ray.max_restarts:
+            limit = self.cfg.ray.max_restarts
+            raise RuntimeError(
+                f"self-play workers died {self.restarts} times (ray.max_restarts={limit}); the last: {reason}"
+            )
+        with contextlib.suppress(Exception):
+            ray.kill(self.actors.pop(worker), no_restart=True)
+        new = self.next_worker
+        self.next_worker += 1
+        self.actors[new] = self._start(new)
+        warnings.warn(
+            f"self-play worker {worker} died ({reason}); worker {new} takes its place", stacklevel=3
+        )
+
+    def close(self) -> None:
+        for actor in self.actors.values():
+            with contextlib.suppress(Exception):
+                ray.kill(actor, no_restart=True)
+        self.actors = {}
+
+
+def _add(total: SelfPlayStats, part: SelfPlayStats) -> None:
+    for f in dataclasses.fields(SelfPlayStats):
+        if f.name != "seconds":
+            setattr(total, f.name, getattr(total, f.name) + getattr(part, f.name))
+
+
+@contextlib.contextmanager
+def open_pool(cfg: TrainConfig, run_dir: str | Path) -> Iterator[SelfPlayPool]:
+    """Connect to Ray as ``cfg.ray.address`` says, start the workers; stop both at the end."""
+    cpus = None
+    if cfg.ray.address == "local" and cfg.selfplay.workers > 0:
+        cpus = cfg.selfplay.workers * cfg.ray.cpus_per_worker
+    with ray_session(cfg.ray.address, cpus):
+        pool = SelfPlayPool(cfg, run_dir)
+        try:
+            yield pool
+        finally:
+            pool.close()
