@@ -30,6 +30,9 @@ With ``ray_address`` set (``local``, ``auto``, ``HOST:PORT``) the games of each 
 tasks (``tw_rl.ray_arena``), ``jobs`` at once; this process still picks the pairings and alone
 writes the database.
 
+``import_referee`` folders (``tw-rl referee`` matches) are stored first
+(``tw_rl.referee_import``), so their games count like the arena's own.
+
 ``evaluate`` plays pairings until the game budget or the target interval width is reached.
 The next pairing is the one whose rating difference is most uncertain, weighted by how close
 the two players are: the largest ``se(r_a - r_b) * 4 p (1 - p)`` (``p`` the expected score of a
@@ -768,6 +771,11 @@ def evaluate(cfg: EvaluateConfig, *, log: Callable[[str], None] = print) -> Eval
             except RayUnavailable as err:
                 raise ArenaError(str(err)) from None
         db = stack.enter_context(ResultsDB(cfg.db))
+        if cfg.import_referee:
+            from tw_rl.referee_import import import_referee
+
+            for folder in cfg.import_referee:
+                log(import_referee(db, folder, specs, log=log).line())
         session = _Session(cfg, rules, db, specs)
         try:
             session.run(log)

@@ -577,6 +577,7 @@ def _cmd_evaluate(args: argparse.Namespace) -> int:
         batch_size=args.batch_size,
         jobs=args.jobs,
         ray_address=args.ray_address,
+        import_referee=list(args.import_referee),
         seed=args.seed,
         out=args.out,
         size=args.size,
@@ -595,8 +596,6 @@ def _cmd_evaluate(args: argparse.Namespace) -> int:
     in_main = threading.current_thread() is threading.main_thread()
     previous = signal.signal(signal.SIGTERM, terminate) if in_main else None
     try:
-        if args.import_referee:
-            _import_referee(cfg, args.import_referee)
         result = evaluate(cfg, log=lambda line: print(line, file=sys.stderr))
     except (ArenaError, ResultsDBError) as err:
         raise CliError(str(err)) from None
@@ -606,22 +605,6 @@ def _cmd_evaluate(args: argparse.Namespace) -> int:
     print(result.report(cfg.db))
     sys.stdout.flush()
     return 130 if result.stopped == "interrupted" else 0
-
-
-def _import_referee(cfg, folders: list[str]) -> None:
-    """Store referee matches in the evaluation's database before it plays (see referee_import)."""
-    from pathlib import Path
-
-    from tw_rl.arena import parse_players
-    from tw_rl.referee_import import import_referee
-    from tw_rl.results_db import ResultsDB
-
-    specs = parse_players(cfg.players, cfg.simulations)
-    Path(cfg.db).parent.mkdir(parents=True, exist_ok=True)
-    with ResultsDB(cfg.db) as db:
-        for folder in folders:
-            report = import_referee(db, folder, specs, log=lambda line: print(line, file=sys.stderr))
-            print(report.line(), file=sys.stderr)
 
 
 # ---------------------------------------------------------------------------------- main

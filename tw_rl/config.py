@@ -122,6 +122,7 @@ class EvaluateConfig:
     device: str = "cpu"  # torch device of the checkpoint players: "cpu", "cuda" or "auto"
     threads: int = 0  # torch CPU threads (0 = torch's default)
     ray_address: str = ""  # "" = play here; "local", "auto", "HOST:PORT": games as Ray tasks there
+    import_referee: list[str] = field(default_factory=list)  # tw-rl referee folders stored first
     tensorboard: bool = True  # also log the Elo curve to the run's tb/ when checkpoints belong to a run
     progress: bool = True  # a progress bar in the terminal
 
