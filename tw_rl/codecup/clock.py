@@ -6,7 +6,7 @@ Two pieces:
   from the moment its request line was read until the answer has been written and flushed,
   so it includes everything the bot does (parsing, playing the opponent's move, searching);
   the start-up before the first request (the process's CPU time then: interpreter, imports,
-  loading the weights, about 0.4 s with the student) is charged to it as well.
+  loading the weights, about 0.1 s for the submission with the student) is charged to it as well.
   ``seconds_left()`` is what is left of the game budget, counting the move in progress.
 - ``TimeControl`` is the bot's policy: given ``seconds_left`` and the position, how long may
   this move think?  It never touches the reserve ``budget * (1 - safety)`` (52 % of the budget
