@@ -39,9 +39,10 @@ from tw_rl.core.baselines import BASELINES
 from tw_rl.core.rules import Rules
 from tw_rl.core.state import RED, WHITE
 from tw_rl.elo import Outcome, fit
+from tw_rl.files import file_sha256
 from tw_rl.learner import Learner, save_checkpoint
 from tw_rl.net import build_net
-from tw_rl.results_db import GameRow, Identity, ResultsDB, file_sha256
+from tw_rl.results_db import GameRow, Identity, ResultsDB
 
 ROOT = Path(__file__).resolve().parent.parent
 RULES = Rules(6)

@@ -66,7 +66,8 @@ from tw_rl.core.notation import cell_name
 from tw_rl.core.rules import Rules
 from tw_rl.core.state import RED, WHITE, State
 from tw_rl.elo import Outcome, Ratings, expected_score, fit, write_ratings
-from tw_rl.results_db import GameRow, Identity, PlayerRow, ResultsDB, file_sha256
+from tw_rl.files import file_sha256
+from tw_rl.results_db import GameRow, Identity, PlayerRow, ResultsDB
 
 Player = Callable[[Rules, State, np.random.Generator], np.ndarray]
 
@@ -272,7 +273,7 @@ def _weights_spec(text: str, name: str = "") -> PlayerSpec:
         weights_args = ("--weights", str(weights))
         default = f"bot+{weights.stem}@{seconds:g}s"
     argv = (sys.executable, "-m", "tw_rl.codecup", *weights_args, "--time", f"{seconds:g}")
-    command = " ".join(shlex.quote(part) for part in argv)
+    command = shlex.join(argv)
     return PlayerSpec("program", name or default, command=command, sha256=_program_sha(command))
 
 

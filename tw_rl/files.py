@@ -1,4 +1,6 @@
 """Files that must survive a crash: written to a temporary name beside the target, then renamed.
+Also the one sha256 of a file's bytes (``file_sha256``) that identifies checkpoints, weights
+and programs.
 
 A reader (or a run restarted after a kill) sees the old file or the whole new one, never a
 part. Used for game records, shards, checkpoints, pictures and the submission file.
@@ -7,6 +9,7 @@ part. Used for game records, shards, checkpoints, pictures and the submission fi
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import os
 import tempfile
 from collections.abc import Iterator
@@ -42,3 +45,12 @@ def write_atomic(path: str | os.PathLike, data: bytes | str) -> None:
     """Write bytes (or UTF-8 text) to ``path`` atomically."""
     with atomic_writer(path) as handle:
         handle.write(data.encode("utf-8") if isinstance(data, str) else data)
+
+
+def file_sha256(path: str | os.PathLike) -> str:
+    """The sha256 of a file's bytes, read in 1 MiB blocks."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()

@@ -18,7 +18,6 @@ writes each finished game atomically as a record with a JSON summary, appends it
 
 from __future__ import annotations
 
-import hashlib
 import json
 import math
 import os
@@ -43,7 +42,7 @@ from tw_rl.core.hexgrid import SIZES, hexgrid
 from tw_rl.core.notation import NOTATIONS, PASS, cell_name, format_record, parse_cell
 from tw_rl.core.rules import Rules
 from tw_rl.core.state import RED, WHITE, State
-from tw_rl.files import write_atomic
+from tw_rl.files import file_sha256, write_atomic
 
 FAULT_KINDS = ("illegal", "pass", "garbage", "crash", "timeout")
 COLOUR_WORDS = {RED: "red", WHITE: "white"}
@@ -93,11 +92,7 @@ def script_sha256(argv: tuple[str, ...]) -> str:
     """sha256 of the first argument that is a file (the script of ``python bot.py``), else ''."""
     for arg in argv[1:] or argv:
         if os.path.isfile(arg):
-            digest = hashlib.sha256()
-            with open(arg, "rb") as handle:
-                for block in iter(lambda: handle.read(1 << 20), b""):
-                    digest.update(block)
-            return digest.hexdigest()
+            return file_sha256(arg)
     return ""
 
 

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tw_rl.arena import ArenaError, PlayerSpec, _program_spec, game_text
-from tw_rl.core.notation import parse_cell
+from tw_rl.core.notation import Record, cell_name, parse_cell, parse_record
 from tw_rl.core.rules import Rules
 from tw_rl.referee import GAME_FILE
 from tw_rl.results_db import GameRow, ResultsDB
@@ -42,23 +42,12 @@ class ImportReport:
         )
 
 
-def _moves(rules: Rules, path: Path) -> tuple[str, str, list[int]]:
-    """(red start, white start, moves) of a referee game file."""
-    words = [
-        line.split("#", 1)[0].strip()
-        for line in path.read_text(encoding="utf-8").splitlines()
-        if line.split("#", 1)[0].strip()
-    ]
-    if len(words) < 2:
-        raise ValueError("no start cells")
-    return words[0], words[1], [parse_cell(rules.grid, w) for w in words[2:]]
-
-
-def _replays(rules: Rules, red: str, white: str, moves: list[int], fault: str | None, winner: str) -> bool:
-    """Whether the moves replay legally to the stored end (a fault ends the game early)."""
+def _replays(rules: Rules, record: Record, fault: str | None, winner: str) -> bool:
+    """Whether the record replays legally to the stored end (a fault ends the game early)."""
     import numpy as np
 
-    state = rules.start(np.array([parse_cell(rules.grid, red)]), np.array([parse_cell(rules.grid, white)]))
+    moves = record.moves
+    state = rules.start(record.red_start, record.white_start)
     for k, move in enumerate(moves):
         if state.terminated[0]:
             return False
@@ -84,14 +73,20 @@ def import_referee(
     named = {spec.command: spec.name for spec in players if spec.kind == "program"}
     rows: dict[tuple[str, str | None], int] = {}
     report = ImportReport(folder)
+    rules_of: dict[int, Rules] = {}
     for number, line in enumerate(results.read_text(encoding="utf-8").splitlines(), 1):
         if not line.strip():
             continue
         try:
             game = json.loads(line)
             size = int(game["size"])
-            rules = Rules(size)
-            red_start, white_start, moves = _moves(rules, folder / GAME_FILE.format(int(game["game"])))
+            rules = rules_of.get(size) or rules_of.setdefault(size, Rules(size))
+            game_file = folder / GAME_FILE.format(int(game["game"]))
+            record = parse_record(rules.grid, game_file.read_text(encoding="utf-8"))
+            starts = (
+                parse_cell(rules.grid, game["start"]["red"]),
+                parse_cell(rules.grid, game["start"]["white"]),
+            )
             colours = {c: (game[c]["command"], game[c].get("sha256")) for c in ("red", "white")}
             winner = game["winner_colour"] or "draw"
             points = game["points"]
@@ -101,9 +96,7 @@ def import_referee(
             log(f"warning: {results}:{number} left out ({type(err).__name__}: {err})")
             report.damaged += 1
             continue
-        if (red_start, white_start) != (game["start"]["red"], game["start"]["white"]) or not _replays(
-            rules, red_start, white_start, moves, fault, winner
-        ):
+        if (record.red_start, record.white_start) != starts or not _replays(rules, record, fault, winner):
             log(f"warning: game {game['game']} of {folder} does not replay to its result; left out")
             report.damaged += 1
             continue
@@ -124,15 +117,15 @@ def import_referee(
                 size=size,
                 opening=int(game["opening"]),
                 seed=int(game["seed"]),
-                red_start=red_start,
-                white_start=white_start,
+                red_start=cell_name(rules.grid, record.red_start),
+                white_start=cell_name(rules.grid, record.white_start),
                 result={"red": 1.0, "white": 0.0, "draw": 0.5}[winner],
                 red_points=int(points["red"]),
                 white_points=int(points["white"]),
                 end_reason=str(game["end"]),
                 fault=fault,
-                moves=game_text(rules, moves),
-                plies=len(moves),
+                moves=game_text(rules, record.moves),
+                plies=len(record.moves),
                 source=f"referee:{folder}",
             )
         )

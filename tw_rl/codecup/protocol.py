@@ -51,6 +51,12 @@ def _read(inp):
             return line, t
 
 
+def _say(err, text):
+    """One line on stderr, flushed (the judge keeps it in the game log)."""
+    err.write(text + "\n")
+    err.flush()
+
+
 def move_name(board, move, notation="diff"):
     return PASS if move == board.num_cells else board.name(move, notation)
 
@@ -93,13 +99,11 @@ def _answer(player, position, clock, out, err):
     try:
         move = player.choose(position.copy(), clock.seconds_left())
     except Exception as e:  # a failing player must not lose the game by a crash
-        err.write(f"player failed ({type(e).__name__}: {str(e)[:80]}); playing a fallback move\n")
-        err.flush()
+        _say(err, f"player failed ({type(e).__name__}: {str(e)[:80]}); playing a fallback move")
         move = None
     if move not in legal:
         if move is not None:
-            err.write(f"player chose an illegal move {move!r}; playing a fallback move\n")
-            err.flush()
+            _say(err, f"player chose an illegal move {move!r}; playing a fallback move")
         move = legal[0]
     out.write(move_name(position.board, move) + "\n")
     out.flush()
@@ -141,17 +145,14 @@ def converse(
         except _Quit:
             return 0
         except _Eof:
-            err.write("end of input before Quit; exiting\n")
-            err.flush()
+            _say(err, "end of input before Quit; exiting")
             return 0
         except ProtocolError as e:
-            err.write(f"{e}; exiting\n")
-            err.flush()
+            _say(err, f"{e}; exiting")
             return 1
     except (BrokenPipeError, OSError) as e:
         try:
-            err.write(f"output closed ({type(e).__name__}); exiting\n")
-            err.flush()
+            _say(err, f"output closed ({type(e).__name__}); exiting")
         except Exception:
             pass
         return 1
@@ -177,20 +178,17 @@ def run(player, inp=None, out=None, err=None, size=6, budget=DEFAULT_BUDGET, not
     except _Quit:
         return 0
     except _Eof:
-        err.write("end of input before the game started; exiting\n")
-        err.flush()
+        _say(err, "end of input before the game started; exiting")
         return 0
     except ProtocolError as e:
-        err.write(f"{e}; exiting\n")
-        err.flush()
+        _say(err, f"{e}; exiting")
         return 1
     if third == START:
         return converse(player, position, RED, inp, out, err, budget, t, notation, startup)
     try:
         _apply_opponent(position, third, notation)
     except ProtocolError as e:
-        err.write(f"{e}; exiting\n")
-        err.flush()
+        _say(err, f"{e}; exiting")
         return 1
     _observe(player, position)
     return converse(player, position, WHITE, inp, out, err, budget, t, notation, startup)
