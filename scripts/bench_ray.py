@@ -2,8 +2,8 @@
 
 Plays ``--generations`` generations of ``--games`` games each with a freshly initialised network,
 the way a training run does (the same search settings, shards written to a scratch run folder),
-first in this process (``tw_rl.selfplay.play_games``, as the one-process loop does), then with a
-local Ray and each worker count of ``--workers`` (``tw_rl.distributed.SelfPlayPool``, the
+first in this process (``tw_rl.training.selfplay.play_games``, as the one-process loop does), then with a
+local Ray and each worker count of ``--workers`` (``tw_rl.training.ray_selfplay.SelfPlayPool``, the
 network published before every generation, as a Ray run does). The first generation of every
 mode is a warm-up and is not counted. Reports samples, games and simulations per second, the
 seconds Ray takes to start (``ray.init`` and the workers' imports), and the overhead of one
@@ -31,9 +31,9 @@ import torch  # noqa: E402
 
 from tw_rl.config import TrainConfig  # noqa: E402
 from tw_rl.core.rules import Rules  # noqa: E402
-from tw_rl.net import PRESETS, NetPolicyValue, build_net  # noqa: E402
-from tw_rl.replay import write_shard  # noqa: E402
-from tw_rl.selfplay import play_games  # noqa: E402
+from tw_rl.training.net import PRESETS, NetPolicyValue, build_net  # noqa: E402
+from tw_rl.training.replay_buffer import write_shard  # noqa: E402
+from tw_rl.training.selfplay import play_games  # noqa: E402
 
 
 def make_config(args: argparse.Namespace, run_dir: str, workers: int) -> TrainConfig:
@@ -50,7 +50,7 @@ def make_config(args: argparse.Namespace, run_dir: str, workers: int) -> TrainCo
 
 
 def one_process(args: argparse.Namespace, run_dir: Path) -> list[dict]:
-    """Generations played as ``tw_rl.loop`` plays them without Ray."""
+    """Generations played as ``tw_rl.training.loop`` plays them without Ray."""
     cfg = make_config(args, str(run_dir), 0)
     rules = Rules(cfg.board.size)
     torch.manual_seed(args.seed)
@@ -75,7 +75,7 @@ def one_process(args: argparse.Namespace, run_dir: Path) -> list[dict]:
 
 def on_ray(args: argparse.Namespace, run_dir: Path, workers: int) -> tuple[float, list[dict]]:
     """Ray's start-up seconds and the generations played by ``workers`` local Ray workers."""
-    from tw_rl.distributed import open_pool
+    from tw_rl.training.ray_selfplay import open_pool
 
     cfg = make_config(args, str(run_dir), workers)
     torch.manual_seed(args.seed)

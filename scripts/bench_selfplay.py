@@ -26,7 +26,7 @@ import torch  # noqa: E402
 import tw_rl.core.rules as rules_module  # noqa: E402
 from tw_rl.core.mcts import BatchedMCTS, SearchConfig  # noqa: E402
 from tw_rl.core.rules import Rules  # noqa: E402
-from tw_rl.net import PRESETS, NetPolicyValue, build_net, resolve_device  # noqa: E402
+from tw_rl.training.net import PRESETS, NetPolicyValue, build_net, resolve_device  # noqa: E402
 
 
 class Timer:

@@ -1,4 +1,4 @@
-"""Rate players against each other in the arena: the Hydra front end of ``tw_rl.arena.evaluate``.
+"""Rate players against each other in the arena: the Hydra front end of ``tw_rl.rating.arena.evaluate``.
 
 The config is ``configs/evaluate.yaml``, checked against ``tw_rl.config.EvaluateConfig`` (a
 mistyped key or a wrong type fails before anything runs). Every game is stored in ``db`` as it
@@ -39,8 +39,8 @@ def to_evaluate_config(cfg: DictConfig) -> EvaluateConfig:
 
 @hydra.main(version_base="1.3", config_path="../configs", config_name="evaluate")
 def main(cfg: DictConfig) -> int:
-    from tw_rl.arena import ArenaError, evaluate  # here, so that --cfg / --help stay quick
-    from tw_rl.results_db import ResultsDBError
+    from tw_rl.rating.arena import ArenaError, evaluate  # here, so that --cfg / --help stay quick
+    from tw_rl.rating.results_db import ResultsDBError
 
     eval_cfg = to_evaluate_config(cfg)
     try:

@@ -1,7 +1,7 @@
 """Distil a training run into the CodeCup bot's student network and write its weights file.
 
-The Hydra front end of ``tw_rl.student.export_student``; the config is ``configs/export.yaml``,
-checked against ``tw_rl.student.ExportConfig`` (a mistyped key or a wrong type fails before
+The Hydra front end of ``tw_rl.export.student.export_student``; the config is ``configs/export.yaml``,
+checked against ``tw_rl.export.student.ExportConfig`` (a mistyped key or a wrong type fails before
 anything runs). The weights file is read by ``python -m tw_rl.codecup --weights FILE`` and
 embedded by ``tw-rl export --weights FILE``.
 
@@ -29,7 +29,7 @@ from omegaconf import DictConfig, OmegaConf  # noqa: E402
 
 def register_export_config() -> None:
     """Store ``ExportConfig`` as ``export_schema`` (the first entry of configs/export.yaml)."""
-    from tw_rl.student import ExportConfig
+    from tw_rl.export.student import ExportConfig
 
     ConfigStore.instance().store(name="export_schema", node=ExportConfig)
 
@@ -39,7 +39,7 @@ register_export_config()
 
 def to_export_config(cfg: DictConfig):
     """The composed config as an ``ExportConfig`` (an added unknown key fails, as in train.py)."""
-    from tw_rl.student import ExportConfig
+    from tw_rl.export.student import ExportConfig
 
     OmegaConf.merge(OmegaConf.structured(ExportConfig), OmegaConf.to_container(cfg, resolve=True))
     return OmegaConf.to_object(cfg)
@@ -48,8 +48,8 @@ def to_export_config(cfg: DictConfig):
 @hydra.main(version_base="1.3", config_path="../configs", config_name="export")
 def main(cfg: DictConfig) -> None:
     from tw_rl.codecup.weights import WeightsError
-    from tw_rl.learner import CheckpointError
-    from tw_rl.student import export_student  # here, so that --cfg / --help stay quick
+    from tw_rl.training.learner import CheckpointError
+    from tw_rl.export.student import export_student  # here, so that --cfg / --help stay quick
 
     export_cfg = to_export_config(cfg)
     try:

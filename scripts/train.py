@@ -1,4 +1,4 @@
-"""Train a Tumbleweed network by self-play: the Hydra front end of ``tw_rl.loop.train``.
+"""Train a Tumbleweed network by self-play: the Hydra front end of ``tw_rl.training.loop.train``.
 
 The config is ``configs/train.yaml`` and its groups, checked against the dataclasses of
 ``tw_rl.config`` (a mistyped key or a wrong type fails before anything runs). Each run lives
@@ -44,7 +44,7 @@ def main(cfg: DictConfig) -> None:
     train_cfg = to_train_config(cfg)
     if not train_cfg.run_dir:
         train_cfg.run_dir = HydraConfig.get().runtime.output_dir
-    from tw_rl.loop import train  # here, so that --cfg / --help work without the training stack
+    from tw_rl.training.loop import train  # here, so that --cfg / --help work without the training stack
 
     try:
         train(train_cfg)

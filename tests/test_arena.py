@@ -17,7 +17,7 @@ import pytest
 import torch
 
 from tw_rl import cli
-from tw_rl.arena import (
+from tw_rl.rating.arena import (
     ArenaError,
     PlayerSpec,
     balanced_slots,
@@ -38,11 +38,11 @@ from tw_rl.config import EvaluateConfig, LearnerConfig, NetConfig
 from tw_rl.core.baselines import BASELINES
 from tw_rl.core.rules import Rules
 from tw_rl.core.state import RED, WHITE
-from tw_rl.elo import Outcome, fit
+from tw_rl.rating.elo import Outcome, fit
 from tw_rl.files import file_sha256
-from tw_rl.learner import Learner, save_checkpoint
-from tw_rl.net import build_net
-from tw_rl.results_db import GameRow, Identity, ResultsDB
+from tw_rl.training.learner import Learner, save_checkpoint
+from tw_rl.training.net import build_net
+from tw_rl.rating.results_db import GameRow, Identity, ResultsDB
 
 ROOT = Path(__file__).resolve().parent.parent
 RULES = Rules(6)

@@ -1,5 +1,5 @@
 """The Hydra configs: every file composes into a TrainConfig, typos and wrong types fail, and
-scripts/train.py hands the composed config to tw_rl.loop.train (faked here: no training)."""
+scripts/train.py hands the composed config to tw_rl.training.loop.train (faked here: no training)."""
 
 from __future__ import annotations
 
@@ -240,12 +240,12 @@ def test_the_library_does_not_import_hydra():
 
 FAKE_LOOP = """
 import dataclasses, json, runpy, sys, types
-loop = types.ModuleType("tw_rl.loop")
+loop = types.ModuleType("tw_rl.training.loop")
 def train(cfg):
     print("TRAIN " + type(cfg).__name__ + " " + json.dumps(dataclasses.asdict(cfg)))
     return {}
 loop.train = train
-sys.modules["tw_rl.loop"] = loop
+sys.modules["tw_rl.training.loop"] = loop
 sys.argv = [SCRIPT] + ARGS
 runpy.run_path(SCRIPT, run_name="__main__")
 """
@@ -280,8 +280,8 @@ def test_the_script_keeps_a_given_run_dir_and_rejects_typos(tmp_path):
 
 @pytest.mark.slow
 def test_the_debug_preset_trains(tmp_path):
-    """End to end, for real: python scripts/train.py debug=default (once tw_rl.loop exists)."""
-    pytest.importorskip("tw_rl.loop")
+    """End to end, for real: python scripts/train.py debug=default (once tw_rl.training.loop exists)."""
+    pytest.importorskip("tw_rl.training.loop")
     result = subprocess.run(
         [sys.executable, str(SCRIPT), "debug=default", "device=cpu", f"hydra.run.dir={tmp_path}"],
         capture_output=True,

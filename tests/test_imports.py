@@ -48,7 +48,7 @@ def test_the_one_process_training_run_never_imports_ray(tmp_path):
         f"runpy.run_path({str(script)!r}, run_name='__main__')\n"
         "loaded = sorted(m for m in sys.modules if m == 'ray' or m.startswith('ray.'))\n"
         "assert not loaded, loaded\n"
-        "assert 'tw_rl.loop' in sys.modules and 'tw_rl.distributed' not in sys.modules\n"
+        "assert 'tw_rl.training.loop' in sys.modules and 'tw_rl.training.ray_selfplay' not in sys.modules\n"
     )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stderr[-3000:]

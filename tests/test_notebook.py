@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from tw_rl.config import EvalConfig, LearnerConfig, NetConfig, SearchConfigSchema, SelfPlayConfig, TrainConfig
-from tw_rl.loop import train
+from tw_rl.training.loop import train
 
 nbformat = pytest.importorskip("nbformat")
 nbclient = pytest.importorskip("nbclient")

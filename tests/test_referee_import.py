@@ -1,4 +1,4 @@
-"""Referee matches imported into the arena's results database (tw_rl.referee_import)."""
+"""Referee matches imported into the arena's results database (tw_rl.rating.referee_import)."""
 
 from __future__ import annotations
 
@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 from tw_rl import cli, referee
-from tw_rl.arena import ArenaError, parse_players
-from tw_rl.referee_import import import_referee
-from tw_rl.results_db import ResultsDB
+from tw_rl.rating.arena import ArenaError, parse_players
+from tw_rl.rating.referee_import import import_referee
+from tw_rl.rating.results_db import ResultsDB
 
 FIRST_LEGAL = Path(__file__).parent / "programs" / "first_legal.py"
 

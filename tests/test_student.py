@@ -21,8 +21,8 @@ from tw_rl.codecup.rules import Board, Position, judge_start
 from tw_rl.codecup.weights import FORMAT_VERSION, MAGIC, WeightsError, parse_weights, read_weights
 from tw_rl.core.rules import Rules
 from tw_rl.core.state import State
-from tw_rl.replay import Samples, write_shard
-from tw_rl.student import (
+from tw_rl.training.replay_buffer import Samples, write_shard
+from tw_rl.export.student import (
     DistillConfig,
     ExportConfig,
     StudentConfig,
@@ -34,7 +34,7 @@ from tw_rl.student import (
     prepare,
     student_inputs,
 )
-from tw_rl.weights_file import (
+from tw_rl.export.weights_file import (
     quantization_error,
     scalar_position,
     student_from_weights,
@@ -224,7 +224,7 @@ def test_make_evaluator_and_a_full_bot_game(tmp_path):
 
 
 def test_the_submission_embeds_the_network(tmp_path):
-    from tw_rl import submission
+    from tw_rl.export import submission
 
     path = tmp_path / "student.twnet"
     write_weights(_student(), path)
@@ -309,8 +309,8 @@ def test_export_pipeline_on_a_shard_folder(tmp_path):
 def _tiny_teacher_run(folder: Path) -> Path:
     """A run folder: synthetic self-play shards and an untrained tiny teacher checkpoint."""
     from tw_rl.config import LearnerConfig, NetConfig
-    from tw_rl.learner import Learner, save_checkpoint
-    from tw_rl.net import build_net
+    from tw_rl.training.learner import Learner, save_checkpoint
+    from tw_rl.training.net import build_net
 
     write_shard(folder / "selfplay", 0, 3, _synthetic_samples(64, seed=1))
     torch.manual_seed(0)
@@ -321,7 +321,7 @@ def _tiny_teacher_run(folder: Path) -> Path:
 
 
 def test_teacher_games_against_the_baselines_add_positions(tmp_path):
-    from tw_rl.selfplay import play_games
+    from tw_rl.training.selfplay import play_games
 
     run = _tiny_teacher_run(tmp_path / "run")
     own = len(read_shard_samples(run))
@@ -391,7 +391,7 @@ def test_cli_export_distils_from_a_run(tmp_path, capsys, monkeypatch):
 
 
 def read_shard_samples(run: Path) -> Samples:
-    from tw_rl.student import load_samples
+    from tw_rl.export.student import load_samples
 
     return load_samples(run / "selfplay", 100000)
 

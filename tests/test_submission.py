@@ -16,7 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from tw_rl import cli, submission
+from tw_rl import cli
+from tw_rl.export import submission
 from tw_rl.codecup.rules import RED, WHITE, Board, Position
 
 ROOT = Path(__file__).resolve().parent.parent

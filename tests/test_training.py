@@ -22,10 +22,10 @@ from tw_rl.config import (
 from tw_rl.core.encode import encode, symmetry_actions, symmetry_cells
 from tw_rl.core.mcts import BatchedMCTS, SearchConfig
 from tw_rl.core.rules import Rules
-from tw_rl.learner import Learner, latest_checkpoint, load_checkpoint, training_batch
-from tw_rl.loop import train
-from tw_rl.net import PRESETS, build_net
-from tw_rl.replay import ReplayWindow, Samples, read_shard, write_shard
+from tw_rl.training.learner import Learner, latest_checkpoint, load_checkpoint, training_batch
+from tw_rl.training.loop import train
+from tw_rl.training.net import PRESETS, build_net
+from tw_rl.training.replay_buffer import ReplayWindow, Samples, read_shard, write_shard
 
 RULES = Rules(6)
 

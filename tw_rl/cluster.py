@@ -1,7 +1,7 @@
 """Connecting to Ray: start a local one or join a cluster, and leave it as found.
 
-The single place that starts Ray for tw_rl (self-play workers in ``tw_rl.distributed``, arena
-games in ``tw_rl.ray_arena``). Ray is an optional extra (``pip install -e '.[ray]'``) and is
+The single place that starts Ray for tw_rl (self-play workers in ``tw_rl.training.ray_selfplay``, arena
+games in ``tw_rl.rating.ray_games``). Ray is an optional extra (``pip install -e '.[ray]'``) and is
 imported here only when an address is given; the one-process training path never calls this.
 
 Addresses: ``local`` starts a Ray instance on this machine (``cpus`` of its CPUs, default all);

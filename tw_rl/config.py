@@ -77,7 +77,7 @@ class EvalConfig:
 
 @dataclass
 class RayConfig:
-    """Self-play on Ray (``tw_rl.distributed``); off unless ``address`` is set. On a cluster the run
+    """Self-play on Ray (``tw_rl.training.ray_selfplay``); off unless ``address`` is set. On a cluster the run
     folder must be on a filesystem every node sees at the same path, and tw_rl installed on each."""
 
     address: str = ""  # "" = no Ray, one process; "local" = start Ray here; "auto", "HOST:PORT": a cluster
@@ -107,7 +107,7 @@ class TrainConfig:
 
 @dataclass
 class EvaluateConfig:
-    players: list[Any] = field(default_factory=lambda: ["random", "greedy"])  # specs: see tw_rl.arena
+    players: list[Any] = field(default_factory=lambda: ["random", "greedy"])  # specs: see tw_rl.rating.arena
     games: int = 200  # game budget among the players, games already in the database included
     ci_width: float = 0.0  # stop early once every 95% rating interval is at most this wide (Elo; 0 = off)
     db: str = "arena/results.sqlite"  # SQLite file holding every game (created if missing, shared by runs)

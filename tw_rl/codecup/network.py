@@ -1,6 +1,6 @@
 """The student network in pure Python (standard library only) and its evaluator for the bot.
 
-The torch twin is ``tw_rl.student.StudentNet``, which trains the weights this module reads
+The torch twin is ``tw_rl.export.student.StudentNet``, which trains the weights this module reads
 (file format: ``weights.py``).  The two compute the same function; the tests check it.
 
 Inputs: three small integer codes per cell, all from the side to move ("me"):

@@ -1,6 +1,6 @@
 """Reader of the student network's weights file (standard library only).
 
-The file (written by ``tw_rl.weights_file``; little-endian throughout)::
+The file (written by ``tw_rl.export.weights_file``; little-endian throughout)::
 
     offset  size  field
     0       8     magic b"TWNET\\r\\n\\x1a" (the CR-LF and ^Z catch text-mode mangling, as in PNG)

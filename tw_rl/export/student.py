@@ -46,7 +46,7 @@ from tw_rl.codecup.network import MAX_HEIGHT, MIXINGS, NUM_GLOBALS, OFFSETS, ROW
 from tw_rl.core.hexgrid import hexgrid, inverse_permutation
 from tw_rl.core.rules import Rules
 from tw_rl.core.state import EMPTY, NEUTRAL, RED, State
-from tw_rl.replay import ReplayWindow, Samples
+from tw_rl.training.replay_buffer import ReplayWindow, Samples
 
 # ------------------------------------------------------------------------------ configs
 
@@ -202,7 +202,7 @@ def teacher_targets(
 ) -> tuple[np.ndarray, np.ndarray]:
     """(policy [S, N+1] float32, value [S] float32): the teacher's masked-softmax policy and
     expected result (win - loss) on the samples' positions."""
-    from tw_rl.net import NetPolicyValue
+    from tw_rl.training.net import NetPolicyValue
 
     pv = NetPolicyValue(teacher, rules, "cpu", max_batch=batch)
     policy = np.zeros((len(samples), rules.num_actions), dtype=np.float32)
@@ -483,7 +483,7 @@ def _checks(net: StudentNet, rules: Rules, data: Samples, path: Path, count: int
     its first ``count`` positions)."""
     from tw_rl.codecup.network import NetworkEvaluator
     from tw_rl.codecup.rules import Board
-    from tw_rl.weights_file import _masked_softmax, quantization_error, scalar_position, torch_outputs
+    from tw_rl.export.weights_file import _masked_softmax, quantization_error, scalar_position, torch_outputs
 
     state = rules.position(data.owner, data.height, data.to_move, data.passes)
     quant = {q: quantization_error(net, rules, state, q) for q in ("int8", "float16")}
@@ -524,8 +524,8 @@ def baseline_samples(
     (the teacher's search policy on fully searched positions, the result, the territory)."""
     from tw_rl.config import SearchConfigSchema
     from tw_rl.core.baselines import BASELINES
-    from tw_rl.net import NetPolicyValue
-    from tw_rl.selfplay import play_games
+    from tw_rl.training.net import NetPolicyValue
+    from tw_rl.training.selfplay import play_games
 
     unknown = [b for b in cfg.baselines if b not in BASELINES]
     if not cfg.baselines:
@@ -560,8 +560,8 @@ def baseline_samples(
 def export_student(cfg: ExportConfig, output_dir: Path, log: Callable[[str], None] = print) -> ExportReport:
     """Distil (teacher, shards of cfg) into a student and write its weights file."""
     from tw_rl.codecup.weights import QUANTIZATIONS
-    from tw_rl.learner import latest_checkpoint, load_checkpoint, net_from_checkpoint
-    from tw_rl.weights_file import write_weights
+    from tw_rl.training.learner import latest_checkpoint, load_checkpoint, net_from_checkpoint
+    from tw_rl.export.weights_file import write_weights
 
     if cfg.quantization not in QUANTIZATIONS:
         raise ValueError(f"quantization must be one of {QUANTIZATIONS}, got {cfg.quantization!r}")

@@ -431,8 +431,8 @@ def _distil_for_export(args: argparse.Namespace):
     from pathlib import Path
 
     from tw_rl.codecup.weights import WeightsError
-    from tw_rl.learner import CheckpointError
-    from tw_rl.student import ExportConfig, export_student
+    from tw_rl.training.learner import CheckpointError
+    from tw_rl.export.student import ExportConfig, export_student
 
     run = Path(args.run)
     if not (run / "selfplay").is_dir():
@@ -461,7 +461,7 @@ def _distil_for_export(args: argparse.Namespace):
 def _cmd_export(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from tw_rl import submission
+    from tw_rl.export import submission
     from tw_rl.codecup.evaluation import DEFAULT_WEIGHTS
 
     if args.run is None and (args.teacher or args.steps is not None or args.baseline_games is not None):
@@ -564,9 +564,9 @@ def _cmd_evaluate(args: argparse.Namespace) -> int:
     import signal
     import threading
 
-    from tw_rl.arena import ArenaError, evaluate
+    from tw_rl.rating.arena import ArenaError, evaluate
     from tw_rl.config import EvaluateConfig
-    from tw_rl.results_db import ResultsDBError
+    from tw_rl.rating.results_db import ResultsDBError
 
     cfg = EvaluateConfig(
         players=list(args.players),

@@ -1,6 +1,6 @@
 """Self-play on Ray: worker actors play a generation's games into the run folder for the learner.
 
-``tw_rl.loop.train`` imports this module only when ``ray.address`` is set; the loop itself is
+``tw_rl.training.loop.train`` imports this module only when ``ray.address`` is set; the loop itself is
 unchanged (self-play of a generation, training, checkpoint, evaluation), only self-play moves
 out of the training process:
 
@@ -8,8 +8,8 @@ out of the training process:
   ``<run_dir>/network.pt`` (a temporary name, then a rename: whole or absent), tagged with the
   generation it is for. A worker reloads it when a task names a generation it has not loaded.
 - **Workers.** Each ``SelfPlayWorker`` is one Ray actor that plays the games it is given with
-  the batched search (``tw_rl.selfplay.play_games``) and writes shards as games finish
-  (``tw_rl.replay.write_shard``: atomic, named ``shard-g<gen>-w<worker>-...``, so workers never
+  the batched search (``tw_rl.training.selfplay.play_games``) and writes shards as games finish
+  (``tw_rl.training.replay_buffer.write_shard``: atomic, named ``shard-g<gen>-w<worker>-...``, so workers never
   pick the same name).
 - **The pool.** ``SelfPlayPool.play_generation`` gives each idle worker an equal share of the
   games the generation still needs (counted from the shards on disk, so a resumed run plays only
@@ -46,10 +46,10 @@ from tw_rl.cluster import ray_session
 from tw_rl.config import TrainConfig
 from tw_rl.core.rules import Rules
 from tw_rl.files import atomic_writer
-from tw_rl.learner import net_from_checkpoint
-from tw_rl.net import NetPolicyValue, TumbleweedNet, resolve_device
-from tw_rl.replay import shard_games, write_shard
-from tw_rl.selfplay import SelfPlayStats, play_games
+from tw_rl.training.learner import net_from_checkpoint
+from tw_rl.training.net import NetPolicyValue, TumbleweedNet, resolve_device
+from tw_rl.training.replay_buffer import shard_games, write_shard
+from tw_rl.training.selfplay import SelfPlayStats, play_games
 
 PUBLISHED = "network.pt"  # in the run folder
 PUBLISHED_FORMAT = 1

@@ -6,7 +6,7 @@ is damaged anyway (a copy cut short, a full disk) is skipped with a warning when
 
 Names: ``shard-g<generation>-<index>-n<games>.npz`` from the training process, and
 ``shard-g<generation>-w<worker>-<index>-n<games>.npz`` from a self-play worker of a Ray run
-(``tw_rl.distributed``), so that workers writing into one folder never pick the same name.
+(``tw_rl.training.ray_selfplay``), so that workers writing into one folder never pick the same name.
 Both count toward a generation's games and both are read by the replay window.
 
 Per sample::

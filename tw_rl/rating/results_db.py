@@ -27,7 +27,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from tw_rl.elo import Outcome
+from tw_rl.rating.elo import Outcome
 
 SCHEMA_VERSION = 1
 KINDS = ("checkpoint", "weights", "baseline", "program")
@@ -344,7 +344,7 @@ class ResultsDB:
         return {(int(r[0]), int(r[1])) for r in rows}
 
     def outcomes(self, size: int | None = None, players: Iterable[int] | None = None) -> list[Outcome]:
-        """The stored games as ``(red name, white name, red's score)`` for ``tw_rl.elo.fit``."""
+        """The stored games as ``(red name, white name, red's score)`` for ``tw_rl.rating.elo.fit``."""
         names = {p.id: p.name for p in self.players()}
         keep = None if players is None else set(players)
         query = "SELECT red, white, result FROM games" + (" WHERE size = ?" if size is not None else "")

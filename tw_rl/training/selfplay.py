@@ -29,7 +29,7 @@ from tw_rl.config import SearchConfigSchema
 from tw_rl.core.mcts import BatchedMCTS, PolicyValue, SearchConfig
 from tw_rl.core.rules import Rules
 from tw_rl.core.state import PLAY, RED, State
-from tw_rl.replay import Samples
+from tw_rl.training.replay_buffer import Samples
 
 
 def search_config(cfg: SearchConfigSchema) -> SearchConfig:

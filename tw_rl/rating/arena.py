@@ -24,14 +24,14 @@ greedy, mcts), ``playouts``, ``command``, ``name`` as fits the kind.
 Games between two in-process players are played batched (``play_batch``): many games at once,
 each player called once per ply on the games where it is to move. A game with an outside
 program goes through ``tw_rl.referee.play_game``; an in-process opponent then runs as a
-CodeCup-protocol program itself: ``python -m tw_rl.arena serve SPEC_JSON``.
+CodeCup-protocol program itself: ``python -m tw_rl.rating.arena serve SPEC_JSON``.
 
 With ``ray_address`` set (``local``, ``auto``, ``HOST:PORT``) the games of each pairing run as Ray
-tasks (``tw_rl.ray_arena``), ``jobs`` at once; this process still picks the pairings and alone
+tasks (``tw_rl.rating.ray_games``), ``jobs`` at once; this process still picks the pairings and alone
 writes the database.
 
 ``import_referee`` folders (``tw-rl referee`` matches) are stored first
-(``tw_rl.referee_import``), so their games count like the arena's own.
+(``tw_rl.rating.referee_import``), so their games count like the arena's own.
 
 ``evaluate`` plays pairings until the game budget or the target interval width is reached.
 The next pairing is the one whose rating difference is most uncertain, weighted by how close
@@ -65,9 +65,9 @@ from tw_rl.config import EvaluateConfig
 from tw_rl.core.notation import cell_name
 from tw_rl.core.rules import Rules
 from tw_rl.core.state import RED, WHITE, State
-from tw_rl.elo import Outcome, Ratings, expected_score, fit, write_ratings
+from tw_rl.rating.elo import Outcome, Ratings, expected_score, fit, write_ratings
 from tw_rl.files import file_sha256
-from tw_rl.results_db import GameRow, Identity, PlayerRow, ResultsDB
+from tw_rl.rating.results_db import GameRow, Identity, PlayerRow, ResultsDB
 
 Player = Callable[[Rules, State, np.random.Generator], np.ndarray]
 
@@ -129,7 +129,7 @@ class PlayerSpec:
         return Identity(self.kind, sha256=self.sha256)
 
     def serve_json(self) -> str:
-        """What ``python -m tw_rl.arena serve`` needs to rebuild this player."""
+        """What ``python -m tw_rl.rating.arena serve`` needs to rebuild this player."""
         return json.dumps(
             {
                 "kind": self.kind,
@@ -151,7 +151,7 @@ def _simulations_suffix(text: str, default: int) -> tuple[str, int]:
 
 
 def _checkpoint_files(pattern: str) -> list[Path]:
-    from tw_rl.learner import CHECKPOINT_PATTERN
+    from tw_rl.training.learner import CHECKPOINT_PATTERN
 
     path = Path(pattern).expanduser()
     if any(ch in pattern for ch in "*?["):
@@ -182,7 +182,7 @@ def _run_dir_of(path: Path) -> str:
 
 def checkpoint_spec(path: str | Path, simulations: int, name: str = "") -> PlayerSpec:
     """A checkpoint player: reads its generation, step and board size, hashes the file."""
-    from tw_rl.learner import CheckpointError, load_checkpoint
+    from tw_rl.training.learner import CheckpointError, load_checkpoint
 
     path = Path(path)
     try:
@@ -396,9 +396,9 @@ def make_player(spec: PlayerSpec, rules: Rules, device: str = "cpu") -> Player:
         return BASELINES[spec.label]
     if spec.kind == "checkpoint":
         from tw_rl.core.mcts import SearchConfig
-        from tw_rl.learner import CheckpointError, load_checkpoint, net_from_checkpoint
-        from tw_rl.match import raw_policy_player, search_player
-        from tw_rl.net import NetPolicyValue, resolve_device
+        from tw_rl.training.learner import CheckpointError, load_checkpoint, net_from_checkpoint
+        from tw_rl.training.match import raw_policy_player, search_player
+        from tw_rl.training.net import NetPolicyValue, resolve_device
 
         try:
             payload = load_checkpoint(Path(spec.path))
@@ -421,7 +421,7 @@ def make_player(spec: PlayerSpec, rules: Rules, device: str = "cpu") -> Player:
 def student_player(path: str | Path, rules: Rules) -> Player:
     """The raw policy of a student weights file: its most likely legal move, batched."""
     from tw_rl.codecup.weights import WeightsError
-    from tw_rl.weights_file import load_student, torch_outputs
+    from tw_rl.export.weights_file import load_student, torch_outputs
 
     try:
         net = load_student(Path(path), rules.size)
@@ -571,7 +571,7 @@ def _serve_argv(spec: PlayerSpec, size: int, seed: int) -> tuple[str, ...]:
     return (
         sys.executable,
         "-m",
-        "tw_rl.arena",
+        "tw_rl.rating.arena",
         "serve",
         spec.serve_json(),
         "--size",
@@ -773,7 +773,7 @@ def evaluate(cfg: EvaluateConfig, *, log: Callable[[str], None] = print) -> Eval
                 raise ArenaError(str(err)) from None
         db = stack.enter_context(ResultsDB(cfg.db))
         if cfg.import_referee:
-            from tw_rl.referee_import import import_referee
+            from tw_rl.rating.referee_import import import_referee
 
             for folder in cfg.import_referee:
                 log(import_referee(db, folder, specs, log=log).line())
@@ -880,7 +880,7 @@ class _Session:
         if self.bar is not None:
             self.bar.set_postfix_str(f"{a.name} vs {b.name}", refresh=False)
         if cfg.ray_address:
-            from tw_rl.ray_arena import play_slots_on_ray
+            from tw_rl.rating.ray_games import play_slots_on_ray
 
             specs = {a.name: self.spec_of[a.id], b.name: self.spec_of[b.id]}
             source = "batched" if in_process else "referee"
@@ -1114,7 +1114,7 @@ def serve(spec_json: str, size: int = 6, seed: int = 0) -> int:
 def _main(argv: Sequence[str] | None = None) -> int:
     import argparse
 
-    parser = argparse.ArgumentParser(prog="python -m tw_rl.arena", description="Arena helpers.")
+    parser = argparse.ArgumentParser(prog="python -m tw_rl.rating.arena", description="Arena helpers.")
     sub = parser.add_subparsers(dest="command", required=True)
     s = sub.add_parser("serve", help="play one CodeCup-protocol game as an in-process player")
     s.add_argument("spec", help="the player as JSON (PlayerSpec.serve_json)")

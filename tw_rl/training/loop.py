@@ -13,7 +13,7 @@ A run lives in one folder::
 Starting a run whose folder already holds checkpoints resumes from the newest readable one;
 the generation in progress keeps the games already written to disk and plays the rest.
 
-Self-play runs in this process unless ``ray.address`` is set; then ``tw_rl.distributed`` (and
+Self-play runs in this process unless ``ray.address`` is set; then ``tw_rl.training.ray_selfplay`` (and
 Ray) is imported and Ray workers play the games into the same folder (one-process runs never
 import Ray).
 """
@@ -35,7 +35,7 @@ from tw_rl.cluster import ray_installed
 from tw_rl.config import ConfigError, TrainConfig
 from tw_rl.core.baselines import BASELINES
 from tw_rl.core.rules import Rules
-from tw_rl.learner import (
+from tw_rl.training.learner import (
     CheckpointError,
     Learner,
     latest_checkpoint,
@@ -43,10 +43,10 @@ from tw_rl.learner import (
     net_from_checkpoint,
     save_checkpoint,
 )
-from tw_rl.match import play_match, search_player
-from tw_rl.net import NetPolicyValue, build_net, resolve_device
-from tw_rl.replay import ReplayWindow, shard_games, write_shard
-from tw_rl.selfplay import play_games, search_config
+from tw_rl.training.match import play_match, search_player
+from tw_rl.training.net import NetPolicyValue, build_net, resolve_device
+from tw_rl.training.replay_buffer import ReplayWindow, shard_games, write_shard
+from tw_rl.training.selfplay import play_games, search_config
 
 
 def _progress_bar(enabled: bool, total: int, initial: int):
@@ -132,7 +132,7 @@ def train(cfg: TrainConfig) -> dict:
         stack.callback(writer.close)
         pool = None
         if cfg.ray.address:
-            from tw_rl.distributed import open_pool  # Ray is imported only here
+            from tw_rl.training.ray_selfplay import open_pool  # Ray is imported only here
 
             pool = stack.enter_context(open_pool(cfg, run_dir))
         bar = stack.enter_context(
@@ -194,7 +194,7 @@ def _self_play(cfg, rules, policy_value, run_dir, generation, rng, writer) -> di
 
 
 def _self_play_on_ray(cfg, pool, net, run_dir, generation, writer) -> dict:
-    """The generation's games, played by the Ray workers of ``pool`` (``tw_rl.distributed``)."""
+    """The generation's games, played by the Ray workers of ``pool`` (``tw_rl.training.ray_selfplay``)."""
     if shard_games(run_dir / "selfplay", generation) >= cfg.selfplay.games_per_generation:
         return {}
     result = pool.play_generation(net, generation, cfg.selfplay.games_per_generation, cfg.seed)

@@ -26,8 +26,8 @@ from tw_rl.core.encode import encode
 from tw_rl.core.hexgrid import inverse_permutation
 from tw_rl.core.rules import Rules
 from tw_rl.files import atomic_writer
-from tw_rl.net import TumbleweedNet
-from tw_rl.replay import Samples
+from tw_rl.training.net import TumbleweedNet
+from tw_rl.training.replay_buffer import Samples
 
 CHECKPOINT_FORMAT = 1
 CHECKPOINT_PATTERN = re.compile(r"ckpt-g(\d+)\.pt$")

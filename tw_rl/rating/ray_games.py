@@ -1,6 +1,6 @@
 """Arena games as Ray tasks: one pairing's games spread over a Ray cluster, stored as they return.
 
-``tw_rl.arena.evaluate`` with ``ray_address`` set plays each pairing here instead of in its own
+``tw_rl.rating.arena.evaluate`` with ``ray_address`` set plays each pairing here instead of in its own
 process: in-process players (baselines, checkpoints) as ``jobs`` tasks of up to ``batch_size``
 batched games each, outside programs as one task per referee game (``jobs`` at once). Slots,
 openings and seeds are chosen by the calling process as without Ray; the results come back to
@@ -17,7 +17,7 @@ from collections.abc import Callable, Mapping, Sequence
 import numpy as np
 import ray
 
-from tw_rl.arena import ArenaGame, PlayerSpec, Slot, make_player, play_batch, referee_slot_game
+from tw_rl.rating.arena import ArenaGame, PlayerSpec, Slot, make_player, play_batch, referee_slot_game
 from tw_rl.config import EvaluateConfig
 from tw_rl.core.rules import Rules
 

@@ -1,0 +1,1 @@
+"""From a trained network to the CodeCup submission: the torch student, distillation, the weights-file writer, the submission builder and its check."""
