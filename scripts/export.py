@@ -48,8 +48,8 @@ def to_export_config(cfg: DictConfig):
 @hydra.main(version_base="1.3", config_path="../configs", config_name="export")
 def main(cfg: DictConfig) -> None:
     from tw_rl.codecup.weights import WeightsError
-    from tw_rl.training.learner import CheckpointError
     from tw_rl.export.student import export_student  # here, so that --cfg / --help stay quick
+    from tw_rl.training.learner import CheckpointError
 
     export_cfg = to_export_config(cfg)
     try:

@@ -24,10 +24,10 @@ import torch  # noqa: E402
 from tw_rl.core.baselines import BASELINES  # noqa: E402
 from tw_rl.core.mcts import SearchConfig  # noqa: E402
 from tw_rl.core.rules import Rules  # noqa: E402
+from tw_rl.referee import wilson_interval  # noqa: E402
 from tw_rl.training.learner import CheckpointError, load_checkpoint, net_from_checkpoint  # noqa: E402
 from tw_rl.training.match import play_match, raw_policy_player, search_player  # noqa: E402
 from tw_rl.training.net import NetPolicyValue  # noqa: E402
-from tw_rl.referee import wilson_interval  # noqa: E402
 
 
 def make_player(name: str, rules: Rules, sims: int, raw: bool):

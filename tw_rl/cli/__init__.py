@@ -431,8 +431,8 @@ def _distil_for_export(args: argparse.Namespace):
     from pathlib import Path
 
     from tw_rl.codecup.weights import WeightsError
-    from tw_rl.training.learner import CheckpointError
     from tw_rl.export.student import ExportConfig, export_student
+    from tw_rl.training.learner import CheckpointError
 
     run = Path(args.run)
     if not (run / "selfplay").is_dir():
@@ -461,8 +461,8 @@ def _distil_for_export(args: argparse.Namespace):
 def _cmd_export(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from tw_rl.export import submission
     from tw_rl.codecup.evaluation import DEFAULT_WEIGHTS
+    from tw_rl.export import submission
 
     if args.run is None and (args.teacher or args.steps is not None or args.baseline_games is not None):
         raise CliError("--teacher, --steps and --baseline-games go with --run")
@@ -564,8 +564,8 @@ def _cmd_evaluate(args: argparse.Namespace) -> int:
     import signal
     import threading
 
-    from tw_rl.rating.arena import ArenaError, evaluate
     from tw_rl.config import EvaluateConfig
+    from tw_rl.rating.arena import ArenaError, evaluate
     from tw_rl.rating.results_db import ResultsDBError
 
     cfg = EvaluateConfig(

@@ -560,8 +560,8 @@ def baseline_samples(
 def export_student(cfg: ExportConfig, output_dir: Path, log: Callable[[str], None] = print) -> ExportReport:
     """Distil (teacher, shards of cfg) into a student and write its weights file."""
     from tw_rl.codecup.weights import QUANTIZATIONS
-    from tw_rl.training.learner import latest_checkpoint, load_checkpoint, net_from_checkpoint
     from tw_rl.export.weights_file import write_weights
+    from tw_rl.training.learner import latest_checkpoint, load_checkpoint, net_from_checkpoint
 
     if cfg.quantization not in QUANTIZATIONS:
         raise ValueError(f"quantization must be one of {QUANTIZATIONS}, got {cfg.quantization!r}")

@@ -29,8 +29,8 @@ import torch
 from tw_rl.codecup import weights as fmt
 from tw_rl.codecup.network import ARCH, tensor_shapes
 from tw_rl.codecup.rules import Board, Position
-from tw_rl.files import write_atomic
 from tw_rl.export.student import StudentNet, student_inputs
+from tw_rl.files import write_atomic
 
 DEFAULT_QUANTIZATION = "float16"
 

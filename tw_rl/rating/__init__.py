@@ -1,1 +1,2 @@
-"""Ratings: the Elo fit, the results database, players and their specs, batched and refereed games, the evaluation run, pictures, Ray games, referee import."""
+"""Ratings: the Elo fit, the results database, player specs and players, batched and refereed
+games, the evaluation run, pictures, Ray games and the referee import."""

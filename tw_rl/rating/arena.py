@@ -65,8 +65,8 @@ from tw_rl.config import EvaluateConfig
 from tw_rl.core.notation import cell_name
 from tw_rl.core.rules import Rules
 from tw_rl.core.state import RED, WHITE, State
-from tw_rl.rating.elo import Outcome, Ratings, expected_score, fit, write_ratings
 from tw_rl.files import file_sha256
+from tw_rl.rating.elo import Outcome, Ratings, expected_score, fit, write_ratings
 from tw_rl.rating.results_db import GameRow, Identity, PlayerRow, ResultsDB
 
 Player = Callable[[Rules, State, np.random.Generator], np.ndarray]

@@ -17,9 +17,9 @@ from collections.abc import Callable, Mapping, Sequence
 import numpy as np
 import ray
 
-from tw_rl.rating.arena import ArenaGame, PlayerSpec, Slot, make_player, play_batch, referee_slot_game
 from tw_rl.config import EvaluateConfig
 from tw_rl.core.rules import Rules
+from tw_rl.rating.arena import ArenaGame, PlayerSpec, Slot, make_player, play_batch, referee_slot_game
 
 
 @ray.remote(num_cpus=1)

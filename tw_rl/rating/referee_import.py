@@ -20,11 +20,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from tw_rl.rating.arena import ArenaError, PlayerSpec, _program_spec, game_text
 from tw_rl.core.notation import Record, cell_name, parse_cell, parse_record
 from tw_rl.core.rules import Rules
-from tw_rl.referee import GAME_FILE
+from tw_rl.rating.arena import ArenaError, PlayerSpec, _program_spec, game_text
 from tw_rl.rating.results_db import GameRow, ResultsDB
+from tw_rl.referee import GAME_FILE
 
 RESULTS = "results.jsonl"
 

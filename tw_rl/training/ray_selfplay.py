@@ -9,8 +9,8 @@ out of the training process:
   generation it is for. A worker reloads it when a task names a generation it has not loaded.
 - **Workers.** Each ``SelfPlayWorker`` is one Ray actor that plays the games it is given with
   the batched search (``tw_rl.training.selfplay.play_games``) and writes shards as games finish
-  (``tw_rl.training.replay_buffer.write_shard``: atomic, named ``shard-g<gen>-w<worker>-...``, so workers never
-  pick the same name).
+  (``tw_rl.training.replay_buffer.write_shard``: atomic, named ``shard-g<gen>-w<worker>-...``,
+  so workers never pick the same name).
 - **The pool.** ``SelfPlayPool.play_generation`` gives each idle worker an equal share of the
   games the generation still needs (counted from the shards on disk, so a resumed run plays only
   the rest) until the quota is written.

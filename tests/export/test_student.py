@@ -21,7 +21,6 @@ from tw_rl.codecup.rules import Board, Position, judge_start
 from tw_rl.codecup.weights import FORMAT_VERSION, MAGIC, WeightsError, parse_weights, read_weights
 from tw_rl.core.rules import Rules
 from tw_rl.core.state import State
-from tw_rl.training.replay_buffer import Samples, write_shard
 from tw_rl.export.student import (
     DistillConfig,
     ExportConfig,
@@ -43,8 +42,9 @@ from tw_rl.export.weights_file import (
     weights_bytes,
     write_weights,
 )
+from tw_rl.training.replay_buffer import Samples, write_shard
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 RULES = Rules(6)
 B6 = Board(6)
 

@@ -17,10 +17,10 @@ from pathlib import Path
 import pytest
 
 from tw_rl import cli
-from tw_rl.export import submission
 from tw_rl.codecup.rules import RED, WHITE, Board, Position
+from tw_rl.export import submission
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 CODECUP = ROOT / "tw_rl" / "codecup"
 B6 = Board(6)
 

@@ -17,6 +17,12 @@ import pytest
 import torch
 
 from tw_rl import cli
+from tw_rl.codecup.evaluation import DEFAULT_WEIGHTS
+from tw_rl.config import EvaluateConfig, LearnerConfig, NetConfig
+from tw_rl.core.baselines import BASELINES
+from tw_rl.core.rules import Rules
+from tw_rl.core.state import RED, WHITE
+from tw_rl.files import file_sha256
 from tw_rl.rating.arena import (
     ArenaError,
     PlayerSpec,
@@ -33,18 +39,12 @@ from tw_rl.rating.arena import (
     play_referee_game,
     replay,
 )
-from tw_rl.codecup.evaluation import DEFAULT_WEIGHTS
-from tw_rl.config import EvaluateConfig, LearnerConfig, NetConfig
-from tw_rl.core.baselines import BASELINES
-from tw_rl.core.rules import Rules
-from tw_rl.core.state import RED, WHITE
 from tw_rl.rating.elo import Outcome, fit
-from tw_rl.files import file_sha256
+from tw_rl.rating.results_db import GameRow, Identity, ResultsDB
 from tw_rl.training.learner import Learner, save_checkpoint
 from tw_rl.training.net import build_net
-from tw_rl.rating.results_db import GameRow, Identity, ResultsDB
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 RULES = Rules(6)
 TINY = NetConfig(name="tiny", blocks=1, channels=8, pool_every=1, head_channels=8)
 

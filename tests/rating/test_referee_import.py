@@ -14,7 +14,7 @@ from tw_rl.rating.arena import ArenaError, parse_players
 from tw_rl.rating.referee_import import import_referee
 from tw_rl.rating.results_db import ResultsDB
 
-FIRST_LEGAL = Path(__file__).parent / "programs" / "first_legal.py"
+FIRST_LEGAL = Path(__file__).resolve().parents[1] / "programs" / "first_legal.py"
 
 
 def _command(*options: str) -> str:

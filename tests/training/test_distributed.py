@@ -17,11 +17,11 @@ import numpy as np
 import pytest
 from test_training import some_samples, tiny_config
 
-from tw_rl.training import loop
 from tw_rl.config import ConfigError
+from tw_rl.training import loop
 from tw_rl.training.replay_buffer import ReplayWindow, read_shard, shard_games, shard_paths, write_shard
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = ROOT / "scripts" / "train.py"
 
 
@@ -114,8 +114,8 @@ def test_a_local_ray_run_of_the_debug_preset_with_two_workers(tmp_path):
 
 
 def test_a_killed_worker_loses_no_complete_shard(tmp_path, local_ray):
-    from tw_rl.training.ray_selfplay import open_pool
     from tw_rl.training.net import build_net
+    from tw_rl.training.ray_selfplay import open_pool
 
     cfg = tiny_config(tmp_path, 1)
     cfg.ray.address = "local"

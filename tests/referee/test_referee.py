@@ -23,8 +23,8 @@ from tw_rl.core.notation import cell_name, parse_cell, parse_record
 from tw_rl.core.rules import Rules
 from tw_rl.core.state import RED, WHITE
 
-ROOT = Path(__file__).resolve().parent.parent
-FIRST_LEGAL = Path(__file__).parent / "programs" / "first_legal.py"
+ROOT = Path(__file__).resolve().parents[2]
+FIRST_LEGAL = Path(__file__).resolve().parents[1] / "programs" / "first_legal.py"
 RULES = Rules(6, "codecup")
 GRID = RULES.grid
 C3, H8 = parse_cell(GRID, "C3"), parse_cell(GRID, "H8")

@@ -19,9 +19,9 @@ from tw_rl.core.notation import cell_name, format_record, parse_cell, parse_reco
 from tw_rl.core.picture import RADIUS, cell_centres
 from tw_rl.core.rules import Rules
 
-DATA = Path(__file__).parent / "data"
+DATA = Path(__file__).resolve().parents[1] / "data"
 EXAMPLE = DATA / "example_game.txt"
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 SVG = "{http://www.w3.org/2000/svg}"
 
 
