@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+import sqlite3
 import subprocess
 import sys
 import threading
@@ -15,10 +16,15 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from test_training import some_samples, tiny_config
+import torch
+from test_training import RULES, some_samples, tiny_config
 
-from tw_rl.config import ConfigError
+from tw_rl import cli
+from tw_rl.config import ConfigError, LearnerConfig
 from tw_rl.training import loop
+from tw_rl.training.checkpoint import save_checkpoint
+from tw_rl.training.learner import Learner
+from tw_rl.training.net import build_net
 from tw_rl.training.replay_buffer import ReplayWindow, read_shard, shard_games, shard_paths, write_shard
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -114,8 +120,7 @@ def test_a_local_ray_run_of_the_debug_preset_with_two_workers(tmp_path):
 
 
 def test_a_killed_worker_loses_no_complete_shard(tmp_path, local_ray):
-    from tw_rl.training.net import build_net
-    from tw_rl.training.ray_selfplay import open_pool
+    from tw_rl.training.ray_selfplay import open_pool  # needs Ray
 
     cfg = tiny_config(tmp_path, 1)
     cfg.ray.address = "local"
@@ -156,11 +161,10 @@ def test_a_killed_worker_loses_no_complete_shard(tmp_path, local_ray):
 
 
 def test_arena_games_run_as_ray_tasks(tmp_path, capsys, local_ray):
-    from test_arena import stored, tiny_run
-
-    from tw_rl import cli
-
-    run = tiny_run(tmp_path / "run", generations=1)
+    run = tmp_path / "run"  # one untrained checkpoint of the tiny net
+    torch.manual_seed(0)
+    learner = Learner(build_net(tiny_config(run, 1).net, 6), RULES, LearnerConfig(), torch.device("cpu"))
+    save_checkpoint(run / "checkpoints", 0, learner.checkpoint(0, {}))
     db = tmp_path / "arena" / "results.sqlite"
     args = ["evaluate", "--players", f"ckpt:{run}/checkpoints@1", "greedy", "--games", "12"]
     args += ["--batch-size", "2", "--jobs", "2", "--ray-address", "local", "--threads", "1"]
@@ -169,7 +173,9 @@ def test_arena_games_run_as_ray_tasks(tmp_path, capsys, local_ray):
     out = capsys.readouterr().out
     assert "12 games played, 12 stored" in out and "run/g0@1" in out and "greedy" in out
     assert local_ray.is_initialized()  # the evaluation used the Ray it found and left it running
-    rows = stored(db)
+    with sqlite3.connect(db) as conn:
+        conn.row_factory = sqlite3.Row
+        rows = conn.execute("SELECT * FROM games ORDER BY id").fetchall()
     assert len(rows) == 12 and {r["source"] for r in rows} == {"batched"}
     slots = [(r["red"], r["white"], r["opening"]) for r in rows]
     assert len(set(slots)) == len(slots)  # no slot played twice

@@ -22,7 +22,8 @@ from tw_rl.config import (
 from tw_rl.core.encode import encode, symmetry_actions, symmetry_cells
 from tw_rl.core.mcts import BatchedMCTS, SearchConfig
 from tw_rl.core.rules import Rules
-from tw_rl.training.learner import Learner, latest_checkpoint, load_checkpoint, training_batch
+from tw_rl.training.checkpoint import latest_checkpoint, load_checkpoint
+from tw_rl.training.learner import Learner, training_batch
 from tw_rl.training.loop import train
 from tw_rl.training.net import PRESETS, build_net
 from tw_rl.training.replay_buffer import ReplayWindow, Samples, read_shard, write_shard
@@ -181,6 +182,18 @@ def test_a_killed_run_resumes(tmp_path):
     assert generations == [0, 1]
     path, payload = latest_checkpoint(tmp_path / "checkpoints")
     assert path.name == "ckpt-g000001.pt" and payload["step"] > step_after_one
+    # train.log (progress=False, no Hydra) names the start, the resume point and each generation.
+    log = (tmp_path / "train.log").read_text().splitlines()
+    assert [line.split("] ", 1)[1].split(":")[0] for line in log] == [
+        f"run {tmp_path}",
+        "generation 0",
+        f"run {tmp_path}",
+        "generation 1",
+    ]
+    assert ": new, generations 0 to 0" in log[0]
+    first = tmp_path / "checkpoints" / "ckpt-g000000.pt"
+    assert f"resumed from {first} (generation 0, step {step_after_one}); next: generation 1" in log[2]
+    assert "games 2, samples " in log[3] and "vs random " in log[3]
 
 
 def test_damaged_shard_is_skipped(tmp_path):

@@ -92,3 +92,22 @@ def symmetry_actions(grid: HexGrid, policy: np.ndarray, symmetry: int) -> np.nda
 def symmetry_planes(grid: HexGrid, planes: np.ndarray, symmetry: int) -> np.ndarray:
     """Apply a symmetry to planes [..., W, W]."""
     return cells_to_grid(grid, symmetry_cells(grid, grid_to_cells(grid, planes), symmetry))
+
+
+def random_symmetries(grid: HexGrid, count: int, rng: np.random.Generator) -> np.ndarray:
+    """[count, N] cell gathers of a random one of the 12 symmetries per row (drawn with one
+    ``rng.integers(0, 12, size=count)``): apply them with ``gather_cells`` / ``gather_actions``
+    to a batch of samples. Row ``r`` under symmetry ``s`` equals ``symmetry_cells(grid, row, s)``."""
+    inverse = np.stack([inverse_permutation(p) for p in grid.symmetries])
+    return inverse[rng.integers(0, len(grid.symmetries), size=count)]  # new[i] = old[inverse[i]]
+
+
+def gather_cells(values: np.ndarray, gather: np.ndarray) -> np.ndarray:
+    """Per-cell values [B, N] or [B, N, K] permuted row by row (``gather`` [B, N])."""
+    index = gather if values.ndim == 2 else gather.reshape(gather.shape + (1,) * (values.ndim - 2))
+    return np.take_along_axis(values, index, axis=1)
+
+
+def gather_actions(values: np.ndarray, gather: np.ndarray) -> np.ndarray:
+    """Per-action values [B, N+1] permuted row by row; the pass (last column) stays put."""
+    return np.concatenate([gather_cells(values[:, :-1], gather), values[:, -1:]], axis=1)

@@ -50,11 +50,6 @@ class HexGrid:
     symmetries: np.ndarray  # [12, N] cell permutations; symmetries[0] is the identity
 
     @property
-    def pass_action(self) -> int:
-        """The action index of a pass: one past the last cell."""
-        return self.num_cells
-
-    @property
     def num_actions(self) -> int:
         return self.num_cells + 1
 

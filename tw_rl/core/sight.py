@@ -75,11 +75,6 @@ def packed_sight(grid: HexGrid, owner_t: np.ndarray) -> np.ndarray:
     return out
 
 
-def unpack_sight(packed: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Red and white counts from packed sight."""
-    return packed & 7, packed >> WHITE_SHIFT
-
-
 def compute_sight(grid: HexGrid, owner: np.ndarray) -> np.ndarray:
     """[B, 2, N] int8: red (index 0) and white (index 1) stacks seen by each cell.
 

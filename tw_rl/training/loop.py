@@ -8,10 +8,13 @@ A run lives in one folder::
       checkpoints/ckpt-g*.pt      the network after each generation (atomic, weights_only)
       tb/                         TensorBoard events: selfplay/, train/, arena/, perf/
       metrics.jsonl               one line per generation (the same figures as TensorBoard)
+      train.log                   the run's log: its start, where it resumed, a line per generation
       network.pt                  with Ray only: the network the workers play with (atomic)
 
 Starting a run whose folder already holds checkpoints resumes from the newest readable one;
-the generation in progress keeps the games already written to disk and plays the rest.
+the generation in progress keeps the games already written to disk and plays the rest. The log
+lines (logger ``tw_rl.training.loop``) go to the console and to ``train.log``; under Hydra,
+whose job log is ``<output dir>/train.log``, its handlers write them.
 
 Self-play runs in this process unless ``ray.address`` is set; then ``tw_rl.training.ray_selfplay`` (and
 Ray) is imported and Ray workers play the games into the same folder (one-process runs never
@@ -23,36 +26,86 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import json
+import logging
 import time
 import warnings
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
 import torch
 from torch.utils.tensorboard import SummaryWriter
+from tqdm import tqdm
+from tqdm.contrib.logging import logging_redirect_tqdm
 
 from tw_rl.cluster import ray_installed
 from tw_rl.config import ConfigError, TrainConfig
 from tw_rl.core.baselines import BASELINES
 from tw_rl.core.rules import Rules
-from tw_rl.training.learner import (
+from tw_rl.training.checkpoint import (
     CheckpointError,
-    Learner,
+    checkpoint_path,
     latest_checkpoint,
     load_checkpoint,
     net_from_checkpoint,
     save_checkpoint,
 )
+from tw_rl.training.learner import Learner
 from tw_rl.training.match import play_match, search_player
 from tw_rl.training.net import NetPolicyValue, build_net, resolve_device
 from tw_rl.training.replay_buffer import ReplayWindow, shard_games, write_shard
 from tw_rl.training.selfplay import play_games, search_config
 
+log = logging.getLogger(__name__)
+LOG_FILE = "train.log"  # in the run folder
+LOG_FORMAT = "[%(asctime)s] %(message)s"
+SHOWN = {  # metrics -> their name in the line a generation logs
+    "selfplay/games": "games",
+    "selfplay/samples": "samples",
+    "train/policy": "policy loss",
+    "train/value": "value loss",
+    "train/step": "step",
+    "arena/vs_random": "vs random",
+    "arena/vs_greedy": "vs greedy",
+    "arena/vs_previous": "vs previous",
+}
 
-def _progress_bar(enabled: bool, total: int, initial: int):
-    from tqdm import tqdm
 
-    return tqdm(total=total, initial=initial, disable=not enabled, unit="gen", dynamic_ncols=True)
+@contextlib.contextmanager
+def run_log(run_dir: Path) -> Iterator[None]:
+    """INFO lines of this module to the console and to ``<run_dir>/train.log`` while a run
+    lasts, each unless a handler of the root logger already writes there (Hydra's job log)."""
+    path = (Path(run_dir) / LOG_FILE).resolve()
+    handlers = logging.getLogger().handlers
+    files = {Path(h.baseFilename).resolve() for h in handlers if isinstance(h, logging.FileHandler)}
+    console = any(type(h) is logging.StreamHandler for h in handlers)
+    added: list[logging.Handler] = []
+    if path not in files:
+        added.append(logging.FileHandler(path, encoding="utf-8"))
+    if not console:
+        added.append(logging.StreamHandler())
+    level = log.level
+    log.setLevel(logging.INFO)
+    for handler in added:
+        handler.setFormatter(logging.Formatter(LOG_FORMAT, "%Y-%m-%d %H:%M:%S"))
+        log.addHandler(handler)
+    try:
+        yield
+    finally:
+        for handler in added:
+            log.removeHandler(handler)
+            handler.close()
+        log.setLevel(level)
+
+
+def generation_line(metrics: dict, minutes: float) -> str:
+    """The log line of a finished generation."""
+    parts = [
+        f"{name} {metrics[key]:.4g}" if isinstance(metrics[key], float) else f"{name} {metrics[key]}"
+        for key, name in SHOWN.items()
+        if key in metrics
+    ]
+    return f"generation {metrics['generation']}: " + ", ".join(parts + [f"{minutes:.1f} min since start"])
 
 
 def check_config(cfg: TrainConfig) -> None:
@@ -102,6 +155,11 @@ def train(cfg: TrainConfig) -> dict:
     run_dir = Path(cfg.run_dir)
     run_dir.mkdir(parents=True, exist_ok=True)
     (run_dir / "config.json").write_text(json.dumps(dataclasses.asdict(cfg), indent=2))
+    with run_log(run_dir):
+        return _train(cfg, run_dir)
+
+
+def _train(cfg: TrainConfig, run_dir: Path) -> dict:
     if cfg.threads > 0:
         torch.set_num_threads(cfg.threads)
     device = resolve_device(cfg.device)
@@ -111,14 +169,7 @@ def train(cfg: TrainConfig) -> dict:
 
     net = build_net(cfg.net, cfg.board.size).to(device)
     learner = Learner(net, rules, cfg.learner, device)
-    first_generation = 0
-    resumed = latest_checkpoint(run_dir / "checkpoints")
-    if resumed is not None:
-        path, payload = resumed
-        if int(payload["size"]) != cfg.board.size:
-            raise ConfigError(f"{path} is for board size {payload['size']}, the config says {cfg.board.size}")
-        learner.restore(payload)
-        first_generation = int(payload["generation"]) + 1
+    first_generation = _resume(cfg, run_dir, learner)
     # One generator per generation, derived from the seed: a resumed run continues reproducibly.
     writer = SummaryWriter(str(run_dir / "tb"))
     writer.add_text(
@@ -135,11 +186,21 @@ def train(cfg: TrainConfig) -> dict:
             from tw_rl.training.ray_selfplay import open_pool  # Ray is imported only here
 
             pool = stack.enter_context(open_pool(cfg, run_dir))
+        if cfg.progress:
+            stack.enter_context(logging_redirect_tqdm([logging.getLogger(), log]))
         bar = stack.enter_context(
-            contextlib.closing(_progress_bar(cfg.progress, cfg.generations, first_generation))
+            tqdm(
+                total=cfg.generations,
+                initial=first_generation,
+                disable=not cfg.progress,
+                unit="gen",
+                dynamic_ncols=True,
+            )
         )
         for generation in range(first_generation, cfg.generations):
-            if cfg.max_minutes and (time.monotonic() - started) / 60 >= cfg.max_minutes:
+            minutes = (time.monotonic() - started) / 60
+            if cfg.max_minutes and minutes >= cfg.max_minutes:
+                log.info(f"stopping after {minutes:.1f} minutes (max_minutes={cfg.max_minutes:g})")
                 break
             rng = np.random.default_rng([cfg.seed, generation])
             metrics = {"generation": generation}
@@ -155,15 +216,37 @@ def train(cfg: TrainConfig) -> dict:
                 metrics.update(
                     _evaluate(cfg, eval_rules, policy_value, run_dir, generation, rng, writer, device)
                 )
-            writer.add_scalar("perf/elapsed_minutes", (time.monotonic() - started) / 60, generation)
+            minutes = (time.monotonic() - started) / 60
+            writer.add_scalar("perf/elapsed_minutes", minutes, generation)
             writer.flush()
             with open(run_dir / "metrics.jsonl", "a") as handle:
                 handle.write(json.dumps(metrics) + "\n")
+            log.info(generation_line(metrics, minutes))
             bar.update(1)
             bar.set_postfix(
                 {k: round(v, 3) for k, v in metrics.items() if k in ("train/policy", "arena/vs_greedy")}
             )
     return metrics
+
+
+def _resume(cfg: TrainConfig, run_dir: Path, learner: Learner) -> int:
+    """Restore the newest readable checkpoint of the run, if any; the first generation to play."""
+    resumed = latest_checkpoint(run_dir / "checkpoints")
+    if resumed is None:
+        board = f"board {cfg.board.size} {cfg.board.variant}"
+        log.info(f"run {run_dir}: new, generations 0 to {cfg.generations - 1}, {board}, net {cfg.net.name}")
+        return 0
+    path, payload = resumed
+    if int(payload["size"]) != cfg.board.size:
+        raise ConfigError(f"{path} is for board size {payload['size']}, the config says {cfg.board.size}")
+    learner.restore(payload)
+    generation = int(payload["generation"])
+    if generation + 1 < cfg.generations:
+        plan = f"next: generation {generation + 1} (the last is {cfg.generations - 1})"
+    else:
+        plan = f"nothing to do: generations={cfg.generations}"
+    log.info(f"run {run_dir}: resumed from {path} (generation {generation}, step {learner.step}); {plan}")
+    return generation + 1
 
 
 def _self_play(cfg, rules, policy_value, run_dir, generation, rng, writer) -> dict:
@@ -172,6 +255,8 @@ def _self_play(cfg, rules, policy_value, run_dir, generation, rng, writer) -> di
     remaining = cfg.selfplay.games_per_generation - done
     if remaining <= 0:
         return {}
+    if done:
+        log.info(f"generation {generation}: {done} games already on disk, {remaining} to play")
     evaluations_before = policy_value.evaluations
 
     def store(games: int, samples) -> None:
@@ -252,7 +337,7 @@ def _evaluate(cfg, rules, policy_value, run_dir, generation, rng, writer, device
         if name in BASELINES:
             opponent = BASELINES[name]
         elif name == "previous":
-            previous = run_dir / "checkpoints" / f"ckpt-g{generation - cfg.eval.every:06d}.pt"
+            previous = checkpoint_path(run_dir / "checkpoints", generation - cfg.eval.every)
             if not previous.exists():
                 continue  # the first evaluation has nothing to compare with
             try:

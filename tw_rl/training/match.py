@@ -39,7 +39,10 @@ def raw_policy_player(policy_value: PolicyValue) -> Player:
 
 
 @dataclass
-class MatchResult:
+class MatchScore:
+    """The outcome of a batched match, from player A's side (the referee's ``MatchResult`` is
+    another thing: a match between programs, game by game)."""
+
     wins: int  # games won by player A
     draws: int
     losses: int
@@ -58,7 +61,7 @@ class MatchResult:
 
 def play_match(
     rules: Rules, player_a: Player, player_b: Player, games: int, rng: np.random.Generator
-) -> MatchResult:
+) -> MatchScore:
     """``games`` games at once: A plays red in the even games and white in the odd ones."""
     state = rules.init(games, rng)
     a_seat = (np.arange(games) % 2).astype(np.int8)  # seat 0 plays red (no pie in 'judge' set-up)
@@ -76,7 +79,7 @@ def play_match(
     a_reward = rewards[np.arange(games), a_seat]
     points = rules.score(state)
     a_colour = np.where(state.seat_of(np.full(games, 1)) == a_seat, 0, 1)
-    return MatchResult(
+    return MatchScore(
         wins=int((a_reward > 0).sum()),
         draws=int((a_reward == 0).sum()),
         losses=int((a_reward < 0).sum()),

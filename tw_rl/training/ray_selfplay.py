@@ -46,7 +46,7 @@ from tw_rl.cluster import ray_session
 from tw_rl.config import TrainConfig
 from tw_rl.core.rules import Rules
 from tw_rl.files import atomic_writer
-from tw_rl.training.learner import net_from_checkpoint
+from tw_rl.training.checkpoint import net_from_checkpoint
 from tw_rl.training.net import NetPolicyValue, TumbleweedNet, resolve_device
 from tw_rl.training.replay_buffer import shard_games, write_shard
 from tw_rl.training.selfplay import SelfPlayStats, play_games
