@@ -50,7 +50,6 @@ class SearchConfigSchema:
 class SelfPlayConfig:
     games_per_generation: int = 64  # games finished per generation
     parallel_games: int = 64  # games searched together (the batch of the search; per worker with Ray)
-    resign: bool = False  # reserved: no resignation yet
     workers: int = 0  # Ray self-play actors (needs ray.address); 0 = one per CPU Ray offers
 
 
@@ -125,6 +124,55 @@ class EvaluateConfig:
     import_referee: list[str] = field(default_factory=list)  # tw-rl referee folders stored first
     tensorboard: bool = True  # also log the Elo curve to the run's tb/ when checkpoints belong to a run
     progress: bool = True  # a progress bar in the terminal
+
+
+@dataclass
+class StudentConfig:
+    """The student network of the CodeCup bot (``tw_rl.export.student.StudentNet``)."""
+
+    width: int = 32  # per-cell embedding width W
+    hidden: int = 32  # hidden units of the value / pass MLP
+    mixing: str = "mean"  # neighbourhood step: "mean" (symmetric) or "directional" (hex conv)
+
+
+@dataclass
+class DistillConfig:
+    """Training the student on a teacher's self-play (``tw_rl.export.distill.distill``)."""
+
+    steps: int = 3000  # gradient steps
+    batch_size: int = 256  # samples per step
+    learning_rate: float = 3e-3  # AdamW, cosine decay to 5% over the steps
+    weight_decay: float = 1e-4  # AdamW weight decay
+    value_weight: float = 1.0  # loss weights: value (squared error) and the auxiliary territory
+    territory_weight: float = 0.25
+    teacher_weight: float = 0.5  # share of the teacher's own policy / value in the targets (0: none)
+    symmetries: bool = True  # a random one of the 12 board symmetries per drawn sample
+    holdout: float = 0.05  # share of the newest samples kept aside to measure the fit
+    eval_every: int = 250  # steps between holdout evaluations (0 = only at the end)
+
+
+@dataclass
+class ExportConfig:
+    """A student export (``scripts/export.py``, ``configs/export.yaml``, ``tw-rl export --run``;
+    ``tw_rl.export.pipeline.export_student``)."""
+
+    run_dir: str = ""  # a training run: shards from <run_dir>/selfplay, teacher <run_dir>/checkpoints
+    teacher: str = ""  # teacher checkpoint ("" = the newest in <run_dir>/checkpoints)
+    samples: str = ""  # shard folder ("" = <run_dir>/selfplay)
+    window: int = 100000  # newest samples used
+    baseline_games: int = 0  # games the teacher (with search) plays against each baseline for more positions
+    baselines: list[str] = field(default_factory=lambda: ["random", "greedy"])  # of tw_rl.core.baselines
+    baseline_simulations: int = 32  # the teacher's search in those games (full searches; cheap ones: 1/4)
+    size: int = 6  # cells per board side (must match the shards and the teacher)
+    out: str = ""  # weights file ("" = <hydra output dir>/student.twnet)
+    quantization: str = "float16"  # "float16" or "int8" (per-row scales)
+    student: StudentConfig = field(default_factory=StudentConfig)
+    distill: DistillConfig = field(default_factory=DistillConfig)
+    verify: int = 64  # holdout positions compared: file (pure Python) vs the float32 student
+    seed: int = 0  # seeds numpy and torch
+    threads: int = 1  # torch CPU threads (0 = torch's default)
+    progress: bool = True  # a progress bar in the terminal
+    tensorboard: str = ""  # TensorBoard log folder ("" = <hydra output dir>/tb; "none" = off)
 
 
 SCHEMAS = {

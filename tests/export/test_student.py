@@ -19,30 +19,33 @@ from tw_rl.codecup.network import Network, NetworkEvaluator, cell_codes
 from tw_rl.codecup.players import BotPlayer, RandomPlayer
 from tw_rl.codecup.rules import Board, Position, judge_start
 from tw_rl.codecup.weights import FORMAT_VERSION, MAGIC, WeightsError, parse_weights, read_weights
-from tw_rl.core.rules import Rules
-from tw_rl.core.state import State
-from tw_rl.export.student import (
+from tw_rl.config import (
     DistillConfig,
     ExportConfig,
+    LearnerConfig,
+    NetConfig,
+    SearchConfigSchema,
     StudentConfig,
-    StudentNet,
-    augment,
-    distill,
-    evaluate_fit,
-    export_student,
-    prepare,
-    student_inputs,
 )
+from tw_rl.core.rules import Rules
+from tw_rl.core.state import State
+from tw_rl.export.distill import augment, distill, evaluate_fit, load_samples, prepare
+from tw_rl.export.pipeline import export_student
+from tw_rl.export.student import StudentNet, student_inputs, torch_outputs
+from tw_rl.export.submission import build_submission
 from tw_rl.export.weights_file import (
     quantization_error,
-    scalar_position,
     student_from_weights,
     student_tensors,
-    torch_outputs,
     weights_bytes,
     write_weights,
 )
+from tw_rl.scalar_position import state_position
+from tw_rl.training.checkpoint import save_checkpoint
+from tw_rl.training.learner import Learner
+from tw_rl.training.net import build_net
 from tw_rl.training.replay_buffer import Samples, write_shard
+from tw_rl.training.selfplay import play_games
 
 ROOT = Path(__file__).resolve().parents[2]
 RULES = Rules(6)
@@ -71,7 +74,7 @@ def _states(seed: int = 0) -> State:
 
 
 def _scalar(state: State, i: int) -> Position:
-    return scalar_position(B6, state.owner[i], state.height[i], state.to_move[i], state.passes[i])
+    return state_position(B6, state, i)
 
 
 # ------------------------------------------------------------------ weights file
@@ -224,11 +227,9 @@ def test_make_evaluator_and_a_full_bot_game(tmp_path):
 
 
 def test_the_submission_embeds_the_network(tmp_path):
-    from tw_rl.export import submission
-
     path = tmp_path / "student.twnet"
     write_weights(_student(), path)
-    info = submission.build_submission(weights=path, out=tmp_path / "submission.py")
+    info = build_submission(weights=path, out=tmp_path / "submission.py")
     assert info.warnings == []
     assert "tw_rl.codecup.network" in info.modules and "tw_rl.codecup.weights" in info.modules
 
@@ -308,10 +309,6 @@ def test_export_pipeline_on_a_shard_folder(tmp_path):
 
 def _tiny_teacher_run(folder: Path) -> Path:
     """A run folder: synthetic self-play shards and an untrained tiny teacher checkpoint."""
-    from tw_rl.config import LearnerConfig, NetConfig
-    from tw_rl.training.learner import Learner, save_checkpoint
-    from tw_rl.training.net import build_net
-
     write_shard(folder / "selfplay", 0, 3, _synthetic_samples(64, seed=1))
     torch.manual_seed(0)
     net = build_net(NetConfig(name="tiny", blocks=1, channels=8, pool_every=1, head_channels=8), 6)
@@ -321,8 +318,6 @@ def _tiny_teacher_run(folder: Path) -> Path:
 
 
 def test_teacher_games_against_the_baselines_add_positions(tmp_path):
-    from tw_rl.training.selfplay import play_games
-
     run = _tiny_teacher_run(tmp_path / "run")
     own = len(read_shard_samples(run))
     cfg = ExportConfig(
@@ -357,8 +352,6 @@ def test_teacher_games_against_the_baselines_add_positions(tmp_path):
         seen.append(state.current_seat().copy())
         return np.full(state.batch_size, rules.num_cells)
 
-    from tw_rl.config import SearchConfigSchema
-
     stats = play_games(
         RULES,
         uniform,
@@ -391,8 +384,6 @@ def test_cli_export_distils_from_a_run(tmp_path, capsys, monkeypatch):
 
 
 def read_shard_samples(run: Path) -> Samples:
-    from tw_rl.export.student import load_samples
-
     return load_samples(run / "selfplay", 100000)
 
 

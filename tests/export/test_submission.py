@@ -18,7 +18,7 @@ import pytest
 
 from tw_rl import cli
 from tw_rl.codecup.rules import RED, WHITE, Board, Position
-from tw_rl.export import submission
+from tw_rl.export import submission, submission_check
 
 ROOT = Path(__file__).resolve().parents[2]
 CODECUP = ROOT / "tw_rl" / "codecup"
@@ -199,9 +199,9 @@ def test_cli_export_check_and_bad_weights(tmp_path, capsys, monkeypatch):
 def test_check_reports_a_bad_program(tmp_path):
     liar = tmp_path / "liar.py"
     liar.write_text("import sys\nfor _ in range(3): sys.stdin.readline()\nprint('A1', flush=True)\n")
-    report = submission.play_game([sys.executable, str(liar)], "red", move_timeout=20)
+    report = submission_check.play_check_game([sys.executable, str(liar)], "red", move_timeout=20)
     assert not report.ok and "illegal move 'A1'" in report.problem
-    assert "FAIL" in submission.format_check([report])
+    assert "FAIL" in submission_check.format_check([report])
 
 
 # ------------------------------------------------------------------ (c) size limit

@@ -1,2 +1,3 @@
-"""From a trained network to the CodeCup submission: the torch student, distillation, the
-weights-file writer, the export pipeline, the submission builder and its check."""
+"""From a trained network to the CodeCup submission: the torch student (``student``), its
+distillation (``distill``), its weights file (``weights_file``), the export pipeline
+(``pipeline``), the one-file submission (``submission``) and its check (``submission_check``)."""

@@ -33,8 +33,8 @@ reported as a warning by the exporter before it is embedded.
 
 The output is deterministic for given sources, weights and git state (no time stamp), written
 atomically (temporary file beside it, then ``os.replace``), and refused with one line when it
-would exceed ``SIZE_LIMIT``.  ``play_game`` drives a built file through a whole game for
-``tw-rl export --check`` and the tests.
+would exceed ``SIZE_LIMIT``.  ``tw_rl.export.submission_check`` plays a built file through whole
+games (``tw-rl export --check``).
 
 This module stays light: standard library plus ``tw_rl.codecup`` (itself standard library).
 """
@@ -46,16 +46,13 @@ import base64
 import hashlib
 import importlib.util
 import pkgutil
-import queue
-import random
 import subprocess
 import sys
-import tempfile
-import threading
-import time
 from dataclasses import dataclass, field
+from importlib import metadata
 from pathlib import Path
 
+from tw_rl.codecup.evaluation import make_evaluator
 from tw_rl.files import write_atomic
 
 PACKAGE = "tw_rl.codecup"
@@ -180,11 +177,9 @@ def _literal(source: str) -> str:
 
 
 def package_version() -> str:
-    from importlib.metadata import PackageNotFoundError, version
-
     try:
-        return version(ROOT_PACKAGE)
-    except PackageNotFoundError:
+        return metadata.version(ROOT_PACKAGE)
+    except metadata.PackageNotFoundError:
         return "unknown"
 
 
@@ -204,11 +199,11 @@ def _git(args: list[str], cwd: Path) -> str | None:
 
 def git_state() -> str | None:
     """'<commit>' or '<commit> (tw_rl/codecup has uncommitted changes)'; None outside git."""
-    here = Path(__file__).resolve().parent
-    commit = _git(["rev-parse", "HEAD"], here)
+    codecup = Path(__file__).resolve().parents[1] / "codecup"
+    commit = _git(["rev-parse", "HEAD"], codecup)
     if not commit:
         return None
-    dirty = _git(["status", "--porcelain", "--", "codecup"], here)
+    dirty = _git(["status", "--porcelain", "--", "."], codecup)
     return f"{commit} (tw_rl/codecup has uncommitted changes)" if dirty else commit
 
 
@@ -365,8 +360,6 @@ def _read_weights(weights: Path) -> tuple[str, bytes]:
 
 def _weights_warning(weights: Path) -> str | None:
     """Why the embedded codecup build would refuse this weights file, or None if it takes it."""
-    from tw_rl.codecup.evaluation import make_evaluator
-
     try:
         make_evaluator(str(weights))
     except Exception as err:  # EvaluatorError now; a later network loader may raise others
@@ -424,206 +417,3 @@ def build_submission(weights: Path | None = None, out: Path = Path("submission.p
         commit=commit,
         warnings=warnings,
     )
-
-
-# ------------------------------------------------------------------------------ check
-
-# Run a file with numpy, torch and any tw_rl outside the file unimportable.  With ``-I -S``
-# (no site-packages, no script or working directory on sys.path) they are missing anyway;
-# the finder makes sure and names the culprit.  The submission's own finder goes in front
-# of it, so only the embedded tw_rl modules get through.
-ISOLATION_WRAPPER = """\
-import runpy, sys
-class _Block:
-    def find_spec(self, name, path=None, target=None):
-        if name.partition(".")[0] in ("numpy", "torch", "tw_rl"):
-            raise ImportError("blocked in the isolated check: " + name)
-        return None
-sys.meta_path.insert(0, _Block())
-sys.argv = sys.argv[1:]
-runpy.run_path(sys.argv[0], run_name="__main__")
-"""
-
-
-def isolated_command(path: Path, *options: str) -> list[str]:
-    """The command line running submission ``path`` in a fresh, isolated interpreter."""
-    return [sys.executable, "-I", "-S", "-c", ISOLATION_WRAPPER, str(Path(path).resolve()), *options]
-
-
-@dataclass
-class GameReport:
-    colour: str  # the colour the program played
-    ok: bool
-    plies: int
-    answers: int  # moves the program made
-    returncode: int | None
-    seconds: float
-    problem: str | None  # why not ok
-    stderr: str
-
-
-class _Failed(Exception):
-    pass
-
-
-def play_game(
-    command: list[str],
-    colour: str,
-    *,
-    size: int = 6,
-    seed: int = 0,
-    cwd: str | Path | None = None,
-    move_timeout: float = 30.0,
-) -> GameReport:
-    """Play one whole CodeCup game against the program ``command`` playing ``colour``.
-
-    The opponent (this process) draws the start cells as the judge does, follows the game
-    with ``tw_rl.codecup.rules``, answers with a random legal move (seeded), checks every
-    answer of the program for legality, and sends ``Quit`` when the game is over.  The game is
-    ``ok`` when every answer came in time and was legal, the program exited with code 0 after
-    ``Quit``, printed nothing more, and wrote nothing on stderr.
-    """
-    from tw_rl.codecup.rules import RED, WHITE, Board, Position, judge_start
-
-    if colour not in ("red", "white"):
-        raise ValueError(f"colour must be 'red' or 'white', got {colour!r}")
-    mine = RED if colour == "red" else WHITE
-    board = Board(size)
-    rng = random.Random(seed)
-    red_cell, white_cell = judge_start(board, rng)
-    pos = Position.start(board, red_cell, white_cell)
-    answers = 0
-    problem = None
-    start = time.monotonic()
-
-    def name(move: int) -> str:
-        return "Pass" if move == board.num_cells else board.name(move)
-
-    with tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace") as err_file:
-        proc = subprocess.Popen(
-            command,
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=err_file,
-            text=True,
-            cwd=cwd,
-        )
-        lines: queue.Queue[str | None] = queue.Queue()
-
-        def pump() -> None:
-            for line in proc.stdout:
-                lines.put(line)
-            lines.put(None)
-
-        reader = threading.Thread(target=pump, daemon=True)
-        reader.start()
-
-        def send(text: str) -> None:
-            try:
-                proc.stdin.write(text + "\n")
-                proc.stdin.flush()
-            except (BrokenPipeError, OSError):
-                raise _Failed(f"the program closed its input (exit code {proc.poll()})") from None
-
-        def receive() -> str:
-            try:
-                line = lines.get(timeout=move_timeout)
-            except queue.Empty:
-                raise _Failed(f"no answer within {move_timeout:g} s at ply {pos.ply}") from None
-            if line is None:
-                raise _Failed(
-                    f"the program ended (exit code {proc.wait()}) instead of answering at ply {pos.ply}"
-                )
-            return line.strip()
-
-        try:
-            send(board.name(red_cell))
-            send(board.name(white_cell))
-            if mine == RED:
-                send("Start")
-            else:
-                move = rng.choice(pos.legal_moves())
-                pos.play(move)
-                send(name(move))
-            while True:
-                text = receive()
-                try:
-                    move = board.num_cells if text == "Pass" else board.parse(text)
-                except ValueError:
-                    raise _Failed(f"not a move at ply {pos.ply}: {text[:40]!r}") from None
-                if move not in pos.legal_moves():
-                    raise _Failed(f"illegal move {text!r} at ply {pos.ply}")
-                answers += 1
-                pos.play(move)
-                if pos.over:
-                    break
-                move = rng.choice(pos.legal_moves())
-                pos.play(move)
-                if pos.over:
-                    break
-                send(name(move))
-            send("Quit")
-            try:
-                proc.wait(timeout=move_timeout)
-            except subprocess.TimeoutExpired:
-                raise _Failed("the program did not exit after Quit") from None
-            reader.join(timeout=5)
-            extra = []
-            while not lines.empty():
-                item = lines.get()
-                if item is not None:
-                    extra.append(item.strip())
-            if extra:
-                raise _Failed(f"output after the game: {extra[0][:40]!r}")
-            if proc.returncode != 0:
-                raise _Failed(f"exit code {proc.returncode} after Quit")
-        except _Failed as failure:
-            problem = str(failure)
-        finally:
-            if proc.poll() is None:
-                proc.kill()
-                proc.wait()
-            for stream in (proc.stdin, proc.stdout):
-                try:
-                    stream.close()
-                except OSError:
-                    pass
-        err_file.seek(0)
-        stderr = err_file.read()
-    if stderr.strip():
-        first = stderr.strip().splitlines()[0][:200]
-        problem = f"stderr: {first}" if problem is None else f"{problem}; stderr: {first}"
-    return GameReport(
-        colour=colour,
-        ok=problem is None,
-        plies=pos.ply,
-        answers=answers,
-        returncode=proc.returncode,
-        seconds=time.monotonic() - start,
-        problem=problem,
-        stderr=stderr,
-    )
-
-
-def check_submission(path: Path, budget: float = 3.0, seed: int = 0) -> list[GameReport]:
-    """One whole game as red and one as white of the file at ``path``, each isolated, in a
-    fresh interpreter run in an empty temporary directory with ``--time budget``."""
-    reports = []
-    with tempfile.TemporaryDirectory(prefix="tw_rl-check-") as tmp:
-        for i, colour in enumerate(("red", "white")):
-            command = isolated_command(path, "--time", f"{budget:g}")
-            reports.append(play_game(command, colour, seed=seed + i, cwd=tmp, move_timeout=budget + 30))
-    return reports
-
-
-def format_check(reports: list[GameReport]) -> str:
-    """One line: 'check: ok (...)' or 'check: FAIL (...)'."""
-    parts = []
-    for r in reports:
-        if r.ok:
-            parts.append(f"{r.colour}: {r.plies} plies, {r.answers} answers, {r.seconds:.1f} s")
-        else:
-            parts.append(f"{r.colour}: {r.problem}")
-    if all(r.ok for r in reports):
-        return "check: ok (" + "; ".join(parts) + "; every answer legal, exit 0 after Quit)"
-    return "check: FAIL (" + "; ".join(parts) + ")"

@@ -1,4 +1,4 @@
-"""Write a torch student network as a weights file for the CodeCup bot, and read one back.
+"""The student's weights file: write a torch student as one for the CodeCup bot, read one back.
 
 The format is specified (and read, with the standard library only) in
 ``tw_rl.codecup.weights``; the pure-Python forward pass is ``tw_rl.codecup.network``.
@@ -28,35 +28,38 @@ import torch
 
 from tw_rl.codecup import weights as fmt
 from tw_rl.codecup.network import ARCH, tensor_shapes
-from tw_rl.codecup.rules import Board, Position
-from tw_rl.export.student import StudentNet, student_inputs
+from tw_rl.core.rules import Rules
+from tw_rl.core.state import State
+from tw_rl.export.student import StudentNet, masked_softmax, torch_outputs
 from tw_rl.files import write_atomic
 
 DEFAULT_QUANTIZATION = "float16"
 
 
+# file tensor name -> the student's parameter holding it (the same numbers, maybe another shape)
+PARAMETERS = {
+    "self_table": "self_table",
+    "self_bias": "self_bias",
+    "msg_table": "msg_table",
+    "edge": "edge",
+    "policy_w": "policy.weight",
+    "policy_b": "policy.bias",
+    "hidden_w": "hidden.weight",
+    "hidden_g": "hidden_g.weight",
+    "hidden_b": "hidden.bias",
+    "value_w": "value.weight",
+    "value_b": "value.bias",
+    "pass_w": "pass_head.weight",
+    "pass_b": "pass_head.bias",
+}
+
+
 def student_tensors(net: StudentNet) -> dict[str, np.ndarray]:
     """{file tensor name: float32 array} of a student, in the file's order."""
-    t = {
-        "self_table": net.self_table,
-        "self_bias": net.self_bias,
-        "msg_table": net.msg_table,
-        "edge": net.edge,
-        "policy_w": net.policy.weight[0],
-        "policy_b": net.policy.bias,
-        "hidden_w": net.hidden.weight,
-        "hidden_g": net.hidden_g.weight,
-        "hidden_b": net.hidden.bias,
-        "value_w": net.value.weight[0],
-        "value_b": net.value.bias,
-        "pass_w": net.pass_head.weight[0],
-        "pass_b": net.pass_head.bias,
-    }
-    shapes = tensor_shapes(net.width, net.hidden_units, net.mixing)
     out = {}
-    for name, shape in shapes.items():
-        array = t[name].detach().cpu().to(torch.float32).numpy().reshape(shape)
-        out[name] = np.ascontiguousarray(array)
+    for name, shape in tensor_shapes(net.width, net.hidden_units, net.mixing).items():
+        tensor = net.get_parameter(PARAMETERS[name]).detach().cpu().to(torch.float32)
+        out[name] = np.ascontiguousarray(tensor.numpy().reshape(shape))
     return out
 
 
@@ -123,23 +126,11 @@ def student_from_weights(weights: fmt.Weights) -> StudentNet:
     """A torch student holding a file's (dequantized) weights."""
     h = weights.header
     net = StudentNet(weights.board_size, int(h["width"]), int(h["hidden"]), h["mixing"])
-    values = {
-        name: torch.tensor(v, dtype=torch.float32).reshape(s) for name, (s, v) in weights.tensors.items()
-    }
     with torch.no_grad():
-        net.self_table.copy_(values["self_table"])
-        net.self_bias.copy_(values["self_bias"])
-        net.msg_table.copy_(values["msg_table"])
-        net.edge.copy_(values["edge"])
-        net.policy.weight.copy_(values["policy_w"][None])
-        net.policy.bias.copy_(values["policy_b"])
-        net.hidden.weight.copy_(values["hidden_w"])
-        net.hidden_g.weight.copy_(values["hidden_g"])
-        net.hidden.bias.copy_(values["hidden_b"])
-        net.value.weight.copy_(values["value_w"][None])
-        net.value.bias.copy_(values["value_b"])
-        net.pass_head.weight.copy_(values["pass_w"][None])
-        net.pass_head.bias.copy_(values["pass_b"])
+        for name, path in PARAMETERS.items():
+            parameter = net.get_parameter(path)
+            _, values = weights.tensors[name]
+            parameter.copy_(torch.tensor(values, dtype=torch.float32).reshape(parameter.shape))
     return net.eval()
 
 
@@ -148,41 +139,16 @@ def load_student(path: Path, board_size: int | None = None) -> StudentNet:
     return student_from_weights(fmt.read_weights(str(path), board_size))
 
 
-# ------------------------------------------------------------------------------ checks
+# ------------------------------------------------------------------------------ cost
 
 
-def scalar_position(board: Board, owner, height, to_move: int, passes: int = 0) -> Position:
-    """A scalar-engine Position (codecup) from one sample's arrays."""
-    pos = Position(board)
-    pos.owner = [int(x) for x in owner]
-    pos.height = [int(x) for x in height]
-    pos.to_move = int(to_move)
-    pos.passes = int(passes)
-    return pos
-
-
-@torch.no_grad()
-def torch_outputs(net: StudentNet, rules, state) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(logits [B, N+1], value [B], legal [B, N+1]) of the torch student on a batched state."""
-    codes, glob = student_inputs(rules, state)
-    out = net.eval()(torch.from_numpy(codes), torch.from_numpy(glob))
-    return out["policy"].numpy(), out["value"].numpy(), rules.legal_mask(state)
-
-
-def _masked_softmax(logits: np.ndarray, legal: np.ndarray) -> np.ndarray:
-    x = np.where(legal, logits.astype(np.float64), -np.inf)
-    x = x - x.max(axis=1, keepdims=True)
-    e = np.exp(x)
-    return e / e.sum(axis=1, keepdims=True)
-
-
-def quantization_error(net: StudentNet, rules, state, quantization: str) -> dict[str, float]:
+def quantization_error(net: StudentNet, rules: Rules, state: State, quantization: str) -> dict[str, float]:
     """Largest |value| and |legal-move policy| differences, float32 student vs the file's weights."""
     other = student_from_weights(fmt.parse_weights(weights_bytes(net, quantization)))
     logits_a, value_a, legal = torch_outputs(net, rules, state)
     logits_b, value_b, _ = torch_outputs(other, rules, state)
-    pa = _masked_softmax(logits_a, legal)
-    pb = _masked_softmax(logits_b, legal)
+    pa = masked_softmax(logits_a, legal)
+    pb = masked_softmax(logits_b, legal)
     return {
         "value": float(np.abs(value_a - value_b).max()),
         "policy": float(np.abs(pa - pb).max()),
