@@ -16,15 +16,12 @@ import json
 import random
 import sys
 import time
-from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from tw_rl.codecup import rules as scalar  # noqa: E402
-from tw_rl.core import territory  # noqa: E402
-from tw_rl.core.rules import Rules  # noqa: E402
+from tw_rl.codecup import rules as scalar
+from tw_rl.core import territory
+from tw_rl.core.rules import Rules
 
 
 def batched_random_play(rules: Rules, batch: int, seed: int) -> dict:

@@ -24,16 +24,13 @@ import time
 from pathlib import Path
 
 import numpy as np
+import torch
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-import torch  # noqa: E402
-
-from tw_rl.config import TrainConfig  # noqa: E402
-from tw_rl.core.rules import Rules  # noqa: E402
-from tw_rl.training.net import PRESETS, NetPolicyValue, build_net  # noqa: E402
-from tw_rl.training.replay_buffer import write_shard  # noqa: E402
-from tw_rl.training.selfplay import play_games  # noqa: E402
+from tw_rl.config import TrainConfig
+from tw_rl.core.rules import Rules
+from tw_rl.training.net import PRESETS, NetPolicyValue, build_net
+from tw_rl.training.replay_buffer import write_shard
+from tw_rl.training.selfplay import play_games
 
 
 def make_config(args: argparse.Namespace, run_dir: str, workers: int) -> TrainConfig:

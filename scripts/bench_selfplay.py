@@ -15,18 +15,14 @@ import argparse
 import json
 import sys
 import time
-from pathlib import Path
 
 import numpy as np
+import torch
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-import torch  # noqa: E402
-
-import tw_rl.core.rules as rules_module  # noqa: E402
-from tw_rl.core.mcts import BatchedMCTS, SearchConfig  # noqa: E402
-from tw_rl.core.rules import Rules  # noqa: E402
-from tw_rl.training.net import PRESETS, NetPolicyValue, build_net, resolve_device  # noqa: E402
+import tw_rl.core.rules as rules_module
+from tw_rl.core.mcts import BatchedMCTS, SearchConfig
+from tw_rl.core.rules import Rules
+from tw_rl.training.net import PRESETS, NetPolicyValue, build_net, resolve_device
 
 
 class Timer:

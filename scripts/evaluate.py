@@ -1,4 +1,5 @@
-"""Rate players against each other in the arena: the Hydra front end of ``tw_rl.rating.arena.evaluate``.
+"""Rate players against each other in the arena: the Hydra front end of
+``tw_rl.rating.evaluation.run_evaluation``.
 
 The config is ``configs/evaluate.yaml``, checked against ``tw_rl.config.EvaluateConfig`` (a
 mistyped key or a wrong type fails before anything runs). Every game is stored in ``db`` as it
@@ -17,34 +18,28 @@ Same as ``tw-rl evaluate --players ... --games N --db FILE --anchor NAME --out D
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 
-# The package of this checkout first, installed or not (an installed copy elsewhere must not win).
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+import hydra
+from omegaconf import DictConfig
 
-import hydra  # noqa: E402
-from omegaconf import DictConfig, OmegaConf  # noqa: E402
-
-from tw_rl.config import EvaluateConfig, register_configs  # noqa: E402
+from tw_rl.config import EvaluateConfig, from_composed, register_configs
 
 register_configs()
 
 
 def to_evaluate_config(cfg: DictConfig) -> EvaluateConfig:
-    """The composed config as an ``EvaluateConfig`` (an added unknown key fails, as in train.py)."""
-    plain = OmegaConf.to_container(cfg, resolve=True)
-    OmegaConf.merge(OmegaConf.structured(EvaluateConfig), plain)
-    return EvaluateConfig(**plain)
+    """The composed config as an ``EvaluateConfig`` (an appended unknown key fails)."""
+    return from_composed(cfg, EvaluateConfig)
 
 
 @hydra.main(version_base="1.3", config_path="../configs", config_name="evaluate")
 def main(cfg: DictConfig) -> int:
-    from tw_rl.rating.arena import ArenaError, evaluate  # here, so that --cfg / --help stay quick
+    from tw_rl.rating.evaluation import ArenaError, run_evaluation  # here: --cfg / --help stay quick
     from tw_rl.rating.results_db import ResultsDBError
 
     eval_cfg = to_evaluate_config(cfg)
     try:
-        result = evaluate(eval_cfg, log=lambda line: print(line, file=sys.stderr))
+        result = run_evaluation(eval_cfg, log=lambda line: print(line, file=sys.stderr))
     except (ArenaError, ResultsDBError) as err:
         print(f"error: {err}", file=sys.stderr)
         sys.exit(2)

@@ -1,9 +1,9 @@
 """Distil a training run into the CodeCup bot's student network and write its weights file.
 
-The Hydra front end of ``tw_rl.export.student.export_student``; the config is ``configs/export.yaml``,
-checked against ``tw_rl.export.student.ExportConfig`` (a mistyped key or a wrong type fails before
-anything runs). The weights file is read by ``python -m tw_rl.codecup --weights FILE`` and
-embedded by ``tw-rl export --weights FILE``.
+The Hydra front end of ``tw_rl.export.pipeline.export_student``; the config is
+``configs/export.yaml``, checked against ``tw_rl.config.ExportConfig`` (a mistyped key or a
+wrong type fails before anything runs). The weights file is read by
+``python -m tw_rl.codecup --weights FILE`` and embedded by ``tw-rl export --weights FILE``.
 
     python scripts/export.py run_dir=runs/default-60min                # newest checkpoint as teacher
     python scripts/export.py run_dir=runs/x distill.teacher_weight=0   # search policy + results only
@@ -18,38 +18,25 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-# The package of this checkout first, installed or not (an installed copy elsewhere must not win).
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+import hydra
+from hydra.core.hydra_config import HydraConfig
+from omegaconf import DictConfig
 
-import hydra  # noqa: E402
-from hydra.core.config_store import ConfigStore  # noqa: E402
-from hydra.core.hydra_config import HydraConfig  # noqa: E402
-from omegaconf import DictConfig, OmegaConf  # noqa: E402
+from tw_rl.config import ExportConfig, from_composed, register_configs
 
-
-def register_export_config() -> None:
-    """Store ``ExportConfig`` as ``export_schema`` (the first entry of configs/export.yaml)."""
-    from tw_rl.export.student import ExportConfig
-
-    ConfigStore.instance().store(name="export_schema", node=ExportConfig)
+register_configs()
 
 
-register_export_config()
-
-
-def to_export_config(cfg: DictConfig):
-    """The composed config as an ``ExportConfig`` (an added unknown key fails, as in train.py)."""
-    from tw_rl.export.student import ExportConfig
-
-    OmegaConf.merge(OmegaConf.structured(ExportConfig), OmegaConf.to_container(cfg, resolve=True))
-    return OmegaConf.to_object(cfg)
+def to_export_config(cfg: DictConfig) -> ExportConfig:
+    """The composed config as an ``ExportConfig`` (an appended unknown key fails)."""
+    return from_composed(cfg, ExportConfig)
 
 
 @hydra.main(version_base="1.3", config_path="../configs", config_name="export")
 def main(cfg: DictConfig) -> None:
     from tw_rl.codecup.weights import WeightsError
-    from tw_rl.export.student import export_student  # here, so that --cfg / --help stay quick
-    from tw_rl.training.learner import CheckpointError
+    from tw_rl.export.pipeline import export_student  # here, so that --cfg / --help stay quick
+    from tw_rl.training.checkpoint import CheckpointError
 
     export_cfg = to_export_config(cfg)
     try:

@@ -10,10 +10,7 @@ import json
 import sys
 from pathlib import Path
 
-import matplotlib
-
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
+from matplotlib.figure import Figure  # no pyplot: no GUI backend, nothing global
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -29,7 +26,8 @@ def main(argv: list[str] | None = None) -> int:
     if not rows:
         print(f"error: {metrics_path} holds no generation yet", file=sys.stderr)
         return 2
-    figure, (arena, loss) = plt.subplots(1, 2, figsize=(11, 4))
+    figure = Figure(figsize=(11, 4))
+    arena, loss = figure.subplots(1, 2)
     for key, label in (("arena/vs_random", "vs random"), ("arena/vs_greedy", "vs greedy")):
         points = [(r["generation"], r[key]) for r in rows if key in r]
         if points:

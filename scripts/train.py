@@ -15,28 +15,19 @@ in ``runs/<date>_<time>/`` (Hydra's output dir, with ``.hydra/`` holding the com
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 
-# The package of this checkout first, installed or not (an installed copy elsewhere must not win).
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+import hydra
+from hydra.core.hydra_config import HydraConfig
+from omegaconf import DictConfig
 
-import hydra  # noqa: E402
-from hydra.core.hydra_config import HydraConfig  # noqa: E402
-from omegaconf import DictConfig, OmegaConf  # noqa: E402
-
-from tw_rl.config import ConfigError, TrainConfig, register_configs  # noqa: E402
+from tw_rl.config import ConfigError, TrainConfig, from_composed, register_configs
 
 register_configs()
 
 
 def to_train_config(cfg: DictConfig) -> TrainConfig:
-    """The composed config as a ``TrainConfig``.
-
-    Hydra's ``+key=value`` can add a key the schema lacks, which ``OmegaConf.to_object`` would
-    drop silently; merging into the strict schema first makes it fail like ``key=value`` does.
-    """
-    OmegaConf.merge(OmegaConf.structured(TrainConfig), OmegaConf.to_container(cfg, resolve=True))
-    return OmegaConf.to_object(cfg)
+    """The composed config as a ``TrainConfig`` (an appended unknown key fails)."""
+    return from_composed(cfg, TrainConfig)
 
 
 @hydra.main(version_base="1.3", config_path="../configs", config_name="train")

@@ -1,4 +1,5 @@
-"""The Hydra configs: every file composes into a TrainConfig, typos and wrong types fail, and
+"""The Hydra configs: every file composes into a TrainConfig, typos and wrong types fail, the
+run configs (evaluate.yaml, export.yaml) hold only what differs from their schemas, and
 scripts/train.py hands the composed config to tw_rl.training.loop.train (faked here: no training)."""
 
 from __future__ import annotations
@@ -20,10 +21,13 @@ from omegaconf import OmegaConf  # noqa: E402
 
 from tw_rl.config import (  # noqa: E402
     SCHEMAS,
-    EvalConfig,
+    EvaluateConfig,
+    ExportConfig,
     LearnerConfig,
     SelfPlayConfig,
     TrainConfig,
+    TrainingEvalConfig,
+    from_composed,
     register_configs,
 )
 
@@ -65,7 +69,7 @@ def test_the_primary_config_equals_the_dataclass_defaults():
     """configs/train.yaml and its default options restate the defaults of tw_rl.config."""
     cfg = train_config()
     assert cfg == TrainConfig()
-    assert isinstance(cfg.selfplay, SelfPlayConfig) and isinstance(cfg.eval, EvalConfig)
+    assert isinstance(cfg.selfplay, SelfPlayConfig) and isinstance(cfg.eval, TrainingEvalConfig)
     assert isinstance(cfg.learner, LearnerConfig) and isinstance(cfg.learner.learning_rate, float)
 
 
@@ -156,6 +160,59 @@ def test_hydra_settings():
     assert hc.run.dir.startswith("runs/") and hc.sweep.dir.startswith("runs/")
     assert hc.job.chdir is False
     assert compose_train(["debug=default"], hydra_config=True).hydra.run.dir.startswith("runs/debug/")
+
+
+# ----------------------------------------------------------------------- run configs
+
+RUN_CONFIGS = {"evaluate": EvaluateConfig, "export": ExportConfig}  # configs/NAME.yaml -> its schema
+
+
+def restated(written: dict, defaults: dict, prefix: str = "") -> list[str]:
+    """The keys of ``written`` (nested) whose value is the schema's default anyway."""
+    same = []
+    for key, value in written.items():
+        if isinstance(value, dict) and isinstance(defaults.get(key), dict):
+            same += restated(value, defaults[key], f"{prefix}{key}.")
+        elif defaults.get(key, object()) == value:
+            same.append(prefix + key)
+    return same
+
+
+def merged(defaults: dict, written: dict) -> dict:
+    out = dict(defaults)
+    for key, value in written.items():
+        out[key] = merged(out[key], value) if isinstance(value, dict) else value
+    return out
+
+
+@pytest.mark.parametrize("name", sorted(RUN_CONFIGS))
+def test_a_run_config_holds_only_what_differs_from_its_schema(name):
+    """One home per default: the schema's fields; the file adds differences and Hydra's settings."""
+    schema = RUN_CONFIGS[name]
+    written = OmegaConf.to_container(OmegaConf.load(CONFIGS / f"{name}.yaml"))
+    assert written.pop("defaults") == [f"{name}_schema", "_self_"]
+    written.pop("hydra", None)
+    defaults = dataclasses.asdict(schema())
+    assert restated(written, defaults) == [], "restates a default of the schema"
+    register_configs()
+    with initialize_config_dir(config_dir=str(CONFIGS), version_base="1.3"):
+        cfg = from_composed(compose(name), schema)
+    assert isinstance(cfg, schema)
+    assert dataclasses.asdict(cfg) == merged(defaults, written)
+
+
+def test_the_evaluate_config_takes_overrides_and_rejects_typos():
+    register_configs()
+    with initialize_config_dir(config_dir=str(CONFIGS), version_base="1.3"):
+        cfg = from_composed(
+            compose("evaluate", ["games=8", "players=[random,{kind: baseline, label: greedy}]"]),
+            EvaluateConfig,
+        )
+        assert cfg.games == 8 and cfg.players == ["random", {"kind": "baseline", "label": "greedy"}]
+        with pytest.raises(ConfigCompositionException):
+            compose("evaluate", ["gamez=3"])
+        with pytest.raises(Exception, match="Key 'gamez' not in"):
+            from_composed(compose("evaluate", ["+gamez=3"]), EvaluateConfig)
 
 
 # ----------------------------------------------------------------------- overrides and errors

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from tw_rl.config import EvalConfig, LearnerConfig, NetConfig, SearchConfigSchema, SelfPlayConfig, TrainConfig
+from tw_rl.config import TrainingEvalConfig, LearnerConfig, NetConfig, SearchConfigSchema, SelfPlayConfig, TrainConfig
 from tw_rl.training.loop import train
 
 nbformat = pytest.importorskip("nbformat")
@@ -23,7 +23,7 @@ def tiny_run(run_dir: Path) -> None:
             search=SearchConfigSchema(simulations=3, cheap_simulations=2, full_search_fraction=0.5),
             selfplay=SelfPlayConfig(games_per_generation=2, parallel_games=2),
             learner=LearnerConfig(batch_size=16, steps_per_generation=2, min_samples=8),
-            eval=EvalConfig(every=1, games=2, simulations=2, opponents=["random"]),
+            eval=TrainingEvalConfig(every=1, games=2, simulations=2, opponents=["random"]),
             generations=2,
             run_dir=str(run_dir),
             device="cpu",

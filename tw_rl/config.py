@@ -1,4 +1,8 @@
-"""Typed configuration of a training run: one dataclass per config group, one line per field.
+"""Every config schema of tw_rl, one dataclass each, one line per field: the training run (one
+per config group), the rating run (``EvaluateConfig``), a head-to-head match
+(``HeadToHeadConfig``), the referee match (``RefereeConfig``) and the student export. The field
+defaults here are the only home of the defaults: the flags of ``tw-rl`` and ``scripts/`` and the
+files of ``configs/`` take them from these classes.
 
 These are the schemas Hydra validates ``configs/`` against (registered by
 ``register_configs``), so a mistyped key or a wrong type fails with a clear message. The
@@ -67,7 +71,9 @@ class LearnerConfig:
 
 
 @dataclass
-class EvalConfig:
+class TrainingEvalConfig:
+    """The arena games inside a training run (config group ``eval``); not ``EvaluateConfig``."""
+
     every: int = 2  # evaluate every k generations (0 = never)
     games: int = 24  # games per opponent (colours alternate)
     simulations: int = 32  # simulations per move of the network in evaluation
@@ -92,7 +98,7 @@ class TrainConfig:
     search: SearchConfigSchema = field(default_factory=SearchConfigSchema)
     selfplay: SelfPlayConfig = field(default_factory=SelfPlayConfig)
     learner: LearnerConfig = field(default_factory=LearnerConfig)
-    eval: EvalConfig = field(default_factory=EvalConfig)
+    eval: TrainingEvalConfig = field(default_factory=TrainingEvalConfig)
     ray: RayConfig = field(default_factory=RayConfig)
     generations: int = 20  # self-play + training cycles (the run stops after these)
     max_minutes: float = 0.0  # stop after this wall time (0 = no limit); resumable
@@ -106,7 +112,11 @@ class TrainConfig:
 
 @dataclass
 class EvaluateConfig:
-    players: list[Any] = field(default_factory=lambda: ["random", "greedy"])  # specs: see tw_rl.rating.arena
+    """A rating run (``tw-rl evaluate``, ``scripts/evaluate.py``, ``configs/evaluate.yaml``)."""
+
+    players: list[Any] = field(
+        default_factory=lambda: ["random", "greedy"]
+    )  # specs: see tw_rl.rating.player_specs
     games: int = 200  # game budget among the players, games already in the database included
     ci_width: float = 0.0  # stop early once every 95% rating interval is at most this wide (Elo; 0 = off)
     db: str = "arena/results.sqlite"  # SQLite file holding every game (created if missing, shared by runs)
@@ -124,6 +134,35 @@ class EvaluateConfig:
     import_referee: list[str] = field(default_factory=list)  # tw-rl referee folders stored first
     tensorboard: bool = True  # also log the Elo curve to the run's tb/ when checkpoints belong to a run
     progress: bool = True  # a progress bar in the terminal
+
+
+@dataclass
+class RefereeConfig:
+    """A ``tw-rl referee`` match between two CodeCup-protocol programs."""
+
+    games: int = 2  # games in the match (pairs share a drawn opening, colours swapped)
+    jobs: int = 1  # games played at once
+    seed: int = 0  # seeds the drawn openings
+    size: int = 6  # cells per board side (CodeCup rules)
+    time: float = 30.0  # thinking seconds per program per game (the CodeCup clock)
+    notation: str = "diff"  # cell-name reading: "diff" or "sum"
+    out: str = ""  # results folder ("" = referee-results/<time stamp>)
+
+
+@dataclass
+class HeadToHeadConfig:
+    """One player against another, unrated and unstored (``scripts/match.py``): a player is
+    ``random``, ``greedy`` or a checkpoint file."""
+
+    player: str = ""  # the player whose score is reported (scripts/match.py's first argument)
+    opponent: str = ""  # its opponent (the second argument)
+    games: int = 100  # colours alternate; draws count half
+    simulations: int = 64  # search simulations per move of a checkpoint player
+    raw: bool = False  # the first player plays its raw policy (no search)
+    size: int = 6  # cells per board side (CodeCup rules, judge-drawn openings)
+    batch: int = 50  # games played at once
+    seed: int = 0  # seeds the openings and the players' random choices
+    threads: int = 0  # torch CPU threads (0 = torch's default)
 
 
 @dataclass
@@ -181,9 +220,22 @@ SCHEMAS = {
     "search": SearchConfigSchema,
     "selfplay": SelfPlayConfig,
     "learner": LearnerConfig,
-    "eval": EvalConfig,
+    "eval": TrainingEvalConfig,
     "ray": RayConfig,
 }  # config group -> its schema
+
+
+def from_composed(cfg: Any, schema: type) -> Any:
+    """A config composed by Hydra (a ``DictConfig`` over ``schema``) as a ``schema`` instance.
+
+    Hydra's ``+key=value`` can add a key the schema lacks, which ``OmegaConf.to_object`` would
+    drop silently; merging into the strict schema first makes it fail like ``key=value`` does.
+    OmegaConf is imported here only, so that the library never needs it.
+    """
+    from omegaconf import OmegaConf
+
+    OmegaConf.merge(OmegaConf.structured(schema), OmegaConf.to_container(cfg, resolve=True))
+    return OmegaConf.to_object(cfg)
 
 
 def register_configs() -> None:
@@ -192,13 +244,15 @@ def register_configs() -> None:
     ``train_schema`` (``TrainConfig``) is the first entry of the defaults list of
     ``configs/train.yaml``, so every group file, experiment and override merges into a typed
     node. Each group's schema is also stored in its group as ``<group>_schema`` (e.g.
-    ``board/board_schema``), for configs that extend a single group. Hydra is imported here
-    only, so that the library never needs it.
+    ``board/board_schema``), for configs that extend a single group; ``evaluate_schema`` and
+    ``export_schema`` head ``configs/evaluate.yaml`` and ``configs/export.yaml``. Hydra is
+    imported here only, so that the library never needs it.
     """
     from hydra.core.config_store import ConfigStore
 
     store = ConfigStore.instance()
     store.store(name="train_schema", node=TrainConfig)
     store.store(name="evaluate_schema", node=EvaluateConfig)
+    store.store(name="export_schema", node=ExportConfig)
     for group, schema in SCHEMAS.items():
         store.store(group=group, name=f"{group}_schema", node=schema)

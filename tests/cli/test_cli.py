@@ -1,7 +1,9 @@
-"""The tw-rl command line: analyze and show on small records, their errors, and the SVG picture."""
+"""The tw-rl command line: analyze and show on small records, their errors, the SVG picture, and
+flag defaults that come from the schemas of tw_rl.config."""
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import json
 import math
@@ -15,6 +17,8 @@ import numpy as np
 import pytest
 
 from tw_rl import cli
+from tw_rl.cli import evaluate, export
+from tw_rl.config import BoardConfig, EvaluateConfig, ExportConfig, RefereeConfig
 from tw_rl.core.notation import cell_name, format_record, parse_cell, parse_record
 from tw_rl.core.picture import RADIUS, cell_centres
 from tw_rl.core.rules import Rules
@@ -361,3 +365,31 @@ def test_cli_does_not_import_the_learning_stack():
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=60)
     assert done.returncode == 0 and done.stdout.strip() == "[]"
+
+
+# ------------------------------------------------------------------------ defaults
+
+
+def test_flag_defaults_are_the_schemas(tmp_path):
+    """One home per default: the flags of every subcommand take theirs from tw_rl.config."""
+    parser = cli.build_parser()
+    args = parser.parse_args(["analyze", "-"])
+    assert (args.size, args.rules, args.notation) == (BoardConfig().size, BoardConfig().variant, "diff")
+    args = parser.parse_args(["referee", "python a.py", "python b.py"])
+    assert {f.name: getattr(args, f.name) for f in dataclasses.fields(RefereeConfig)} == dataclasses.asdict(
+        RefereeConfig()
+    )
+    assert evaluate.config_of(parser.parse_args(["evaluate"])) == EvaluateConfig()
+    given = evaluate.config_of(
+        parser.parse_args(["evaluate", "--games", "7", "--no-progress", "--ci-width", "9"])
+    )
+    assert given == dataclasses.replace(EvaluateConfig(), games=7, progress=False, ci_width=9.0)
+    (tmp_path / "selfplay").mkdir()
+    folder = tmp_path / "student"
+    cfg = export.export_config_of(parser.parse_args(["export", "--run", str(tmp_path)]), folder)
+    assert cfg == dataclasses.replace(
+        ExportConfig(), run_dir=str(tmp_path), out=str(folder / "student.twnet"), progress=cfg.progress
+    )
+    args = parser.parse_args(["export", "--run", str(tmp_path), "--steps", "5", "--baseline-games", "2"])
+    cfg = export.export_config_of(args, folder)
+    assert (cfg.distill.steps, cfg.baseline_games, cfg.teacher) == (5, 2, ExportConfig().teacher)

@@ -18,11 +18,8 @@ import os
 import subprocess
 import sys
 import time
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
-
-from tw_rl.codecup.rules import Board, Position  # noqa: E402
+from tw_rl.codecup.rules import Board, Position
 
 FAULTS = ("none", "illegal", "offboard", "garbage", "crash", "hang", "pass", "double")
 

@@ -12,12 +12,12 @@ from helpers import random_positions
 
 from tw_rl.config import (
     ConfigError,
-    EvalConfig,
     LearnerConfig,
     NetConfig,
     SearchConfigSchema,
     SelfPlayConfig,
     TrainConfig,
+    TrainingEvalConfig,
 )
 from tw_rl.core.encode import encode, symmetry_actions, symmetry_cells
 from tw_rl.core.mcts import BatchedMCTS, SearchConfig
@@ -148,7 +148,7 @@ def tiny_config(run_dir, generations: int) -> TrainConfig:
         search=SearchConfigSchema(simulations=3, cheap_simulations=2, full_search_fraction=0.5),
         selfplay=SelfPlayConfig(games_per_generation=2, parallel_games=2),
         learner=LearnerConfig(batch_size=16, steps_per_generation=2, min_samples=8),
-        eval=EvalConfig(every=1, games=2, simulations=2, opponents=["random", "previous"]),
+        eval=TrainingEvalConfig(every=1, games=2, simulations=2, opponents=["random", "previous"]),
         generations=generations,
         run_dir=str(run_dir),
         device="cpu",

@@ -1,0 +1,64 @@
+"""One player against another in batched games, neither stored nor rated: the score with a 95%
+Wilson interval (``scripts/match.py``), e.g. a checkpoint against a baseline.
+
+Openings are drawn as the judge draws them and colours alternate (``tw_rl.training.match``);
+a player is ``random``, ``greedy`` or a checkpoint file (searching with ``simulations``, or its
+raw policy). The rated, stored evaluation is ``tw_rl.rating.evaluation``.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
+import numpy as np
+import torch
+
+from tw_rl.config import HeadToHeadConfig
+from tw_rl.core.baselines import BASELINES
+from tw_rl.core.rules import Rules
+from tw_rl.rating.player_specs import checkpoint_spec
+from tw_rl.rating.players import Player, checkpoint_player
+from tw_rl.referee.match import wilson_interval
+from tw_rl.training.match import play_match
+
+
+def named_player(name: str, rules: Rules, simulations: int) -> Player:
+    """A baseline by its name, else the checkpoint file ``name`` (raw policy at 0 simulations)."""
+    if name in BASELINES:
+        return BASELINES[name]
+    return checkpoint_player(checkpoint_spec(name, simulations), rules)
+
+
+def head_to_head(cfg: HeadToHeadConfig, log: Callable[[str], None] = print) -> dict:
+    """Play ``cfg.games`` games, ``cfg.batch`` at a time; the report as a JSON-ready dict.
+
+    A checkpoint that cannot be read or is for another board size raises ``ArenaError``.
+    """
+    if cfg.threads:
+        torch.set_num_threads(cfg.threads)
+    rules = Rules(cfg.size)
+    player = named_player(cfg.player, rules, 0 if cfg.raw else cfg.simulations)
+    opponent = named_player(cfg.opponent, rules, cfg.simulations)
+    rng = np.random.default_rng(cfg.seed)
+    wins = draws = losses = 0
+    start = time.perf_counter()
+    for first in range(0, cfg.games, cfg.batch):
+        result = play_match(rules, player, opponent, min(cfg.batch, cfg.games - first), rng)
+        wins, draws, losses = wins + result.wins, draws + result.draws, losses + result.losses
+        log(f"{wins + draws + losses}/{cfg.games} games: {wins} won, {draws} drawn, {losses} lost")
+    games = wins + draws + losses
+    low, high = wilson_interval(wins + 0.5 * draws, games)
+    return {
+        "player": cfg.player,
+        "opponent": cfg.opponent,
+        "raw": cfg.raw,
+        "sims": cfg.simulations,
+        "games": games,
+        "wins": wins,
+        "draws": draws,
+        "losses": losses,
+        "score": (wins + 0.5 * draws) / games,
+        "ci95": [round(low, 3), round(high, 3)],
+        "seconds": round(time.perf_counter() - start, 1),
+    }
