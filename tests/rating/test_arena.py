@@ -23,25 +23,15 @@ from tw_rl.core.baselines import BASELINES
 from tw_rl.core.rules import Rules
 from tw_rl.core.state import RED, WHITE
 from tw_rl.files import file_sha256
-from tw_rl.rating.arena import (
-    ArenaError,
-    PlayerSpec,
-    balanced_slots,
-    choose_pair,
-    evaluate,
-    games_of,
-    make_player,
-    pair_priority,
-    parse_player,
-    parse_players,
-    play_batch,
-    play_pair,
-    play_referee_game,
-    replay,
-)
 from tw_rl.rating.elo import Outcome, fit
+from tw_rl.rating.evaluation import run_evaluation
+from tw_rl.rating.games import balanced_slots, games_of, play_batch, play_pair, play_referee_game
+from tw_rl.rating.player_specs import ArenaError, PlayerSpec, parse_player, parse_players
+from tw_rl.rating.players import make_player
 from tw_rl.rating.results_db import GameRow, Identity, ResultsDB
-from tw_rl.training.learner import Learner, save_checkpoint
+from tw_rl.rating.schedule import choose_pair, pair_priority
+from tw_rl.training.checkpoint import save_checkpoint
+from tw_rl.training.learner import Learner
 from tw_rl.training.net import build_net
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -160,7 +150,7 @@ def test_batched_games_are_colour_balanced_and_their_records_replay():
         assert (a.red_start, a.white_start, a.opening) == (b.red_start, b.white_start, b.opening)
         assert (a.red, a.white) == (b.white, b.red)
     for game in games:
-        final = replay(RULES, game)[-1]
+        final = game.positions(RULES)[-1]
         assert final.terminated[0] and game.fault is None and game.end == "end rule"
         assert int(RULES.winner(final)[0]) == game.winner
         assert tuple(RULES.score(final)[0]) == game.points
@@ -246,7 +236,7 @@ def test_the_next_pairing_is_the_most_uncertain_close_one():
 def test_checkpoints_are_rated_plotted_and_logged_to_their_run(tmp_path):
     run = tiny_run(tmp_path / "run", generations=2)
     cfg = config(tmp_path, [f"ckpt:{run}/checkpoints@1", "greedy"], 16, batch_size=4)
-    result = evaluate(cfg, log=lambda line: None)
+    result = run_evaluation(cfg, log=lambda line: None)
     assert result.total == 16 and result.played == 16 and result.stopped == "budget"
     names = [p.name for p in result.players]
     assert names == ["random", "run/g0@1", "run/g1@1", "greedy"]  # the anchor joined
@@ -261,7 +251,7 @@ def test_checkpoints_are_rated_plotted_and_logged_to_their_run(tmp_path):
         assert ckpts[0].search == {"simulations": 1} and ckpts[0].run_dir == str(run.resolve())
         # Every stored game replays to its stored result.
         for game in games_of(db, RULES)[:4]:
-            assert int(RULES.winner(replay(RULES, game)[-1])[0]) == game.winner
+            assert int(RULES.winner(game.positions(RULES)[-1])[0]) == game.winner
     files = {p.name for p in result.files}
     assert {"ratings.csv", "ratings.json", "elo-run.png"} <= files
     assert (tmp_path / "arena" / "elo-run.png").read_bytes()[:4] == b"\x89PNG"
@@ -272,9 +262,9 @@ def test_checkpoints_are_rated_plotted_and_logged_to_their_run(tmp_path):
     assert "arena/elo" in events.Tags()["scalars"] and "arena/elo_curve" in events.Tags()["images"]
     assert [e.step for e in events.Scalars("arena/elo")] == [0, 1]
     # A second call with the same budget plays nothing; a larger one only the difference.
-    assert evaluate(cfg, log=lambda line: None).played == 0
+    assert run_evaluation(cfg, log=lambda line: None).played == 0
     cfg.games = 20
-    assert evaluate(cfg, log=lambda line: None).played == 4
+    assert run_evaluation(cfg, log=lambda line: None).played == 4
     assert len(stored(cfg.db)) == 20
 
 
@@ -285,7 +275,7 @@ def test_a_checkpoint_plays_an_outside_program_through_the_referee(tmp_path):
     slot = balanced_slots(RULES, spec.name, program.name, 1, np.random.default_rng(0))[0]
     game = play_referee_game(RULES, spec, program, slot, 60.0, seed=1)
     assert game.fault is None, game.fault
-    final = replay(RULES, game)[-1]
+    final = game.positions(RULES)[-1]
     assert final.terminated[0] and int(RULES.winner(final)[0]) == game.winner
 
 
@@ -294,7 +284,7 @@ def test_outside_programs_are_rated_through_the_referee(tmp_path):
     cfg = config(
         tmp_path, [f"prand=program:{prog} random", f"pgreedy=program:{prog} greedy"], 8, jobs=2, time=20.0
     )
-    result = evaluate(cfg, log=lambda line: None)
+    result = run_evaluation(cfg, log=lambda line: None)
     assert result.played == 8
     rows = stored(cfg.db)
     assert len(rows) == 8 and {r["source"] for r in rows} == {"referee"}
@@ -436,9 +426,9 @@ def test_spec_round_trip_for_serving():
 
 def test_the_evaluation_stops_once_the_intervals_are_narrow_enough(tmp_path):
     cfg = config(tmp_path, ["random", "greedy"], 400, ci_width=500.0, batch_size=8)
-    result = evaluate(cfg, log=lambda line: None)
+    result = run_evaluation(cfg, log=lambda line: None)
     assert result.stopped == "interval" and result.total < 400
     greedy = result.ratings["greedy"]
     assert greedy.high - greedy.low <= 500.0
     # Already narrow enough: a second call plays nothing.
-    assert evaluate(cfg, log=lambda line: None).played == 0
+    assert run_evaluation(cfg, log=lambda line: None).played == 0

@@ -9,10 +9,12 @@ from pathlib import Path
 
 import pytest
 
-from tw_rl import cli, referee
-from tw_rl.rating.arena import ArenaError, parse_players
+from tw_rl import cli
+from tw_rl.rating.player_specs import ArenaError, parse_players
 from tw_rl.rating.referee_import import import_referee
 from tw_rl.rating.results_db import ResultsDB
+from tw_rl.referee.match import run_match
+from tw_rl.referee.process import Program
 
 FIRST_LEGAL = Path(__file__).resolve().parents[1] / "programs" / "first_legal.py"
 
@@ -25,9 +27,9 @@ def _command(*options: str) -> str:
 def match(tmp_path_factory) -> Path:
     """Four games: a first-legal player against one that answers garbage at its second move."""
     out = tmp_path_factory.mktemp("match")
-    referee.run_match(
-        referee.Program.parse("A", _command()),
-        referee.Program.parse("B", _command("--fault", "garbage", "--at", "1")),
+    run_match(
+        Program.parse("A", _command()),
+        Program.parse("B", _command("--fault", "garbage", "--at", "1")),
         games=4,
         time_limit=10,
         out_dir=out,

@@ -17,11 +17,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tw_rl import cli, referee
+from tw_rl import cli
 from tw_rl.codecup import rules as scalar
 from tw_rl.core.notation import cell_name, parse_cell, parse_record
 from tw_rl.core.rules import Rules
 from tw_rl.core.state import RED, WHITE
+from tw_rl.referee.game import draw_opening, play_game
+from tw_rl.referee.match import run_match, wilson_interval
+from tw_rl.referee.process import Program
 
 ROOT = Path(__file__).resolve().parents[2]
 FIRST_LEGAL = Path(__file__).resolve().parents[1] / "programs" / "first_legal.py"
@@ -34,8 +37,8 @@ def command(*options: str) -> str:
     return shlex.join([sys.executable, str(FIRST_LEGAL), *options])
 
 
-def program(name: str, *options: str) -> referee.Program:
-    return referee.Program.parse(name, command(*options))
+def program(name: str, *options: str) -> Program:
+    return Program.parse(name, command(*options))
 
 
 def run_cli(*argv: str) -> tuple[int, str, str]:
@@ -87,23 +90,23 @@ def gone(pid: int, wait: float = 3.0) -> bool:
 
 
 def test_wilson_interval_known_values():
-    assert referee.wilson_interval(5, 10) == pytest.approx((0.2366, 0.7634), abs=1e-4)
-    assert referee.wilson_interval(8, 10) == pytest.approx((0.4902, 0.9433), abs=1e-4)
-    assert referee.wilson_interval(0, 10) == pytest.approx((0.0, 0.2775), abs=1e-4)
-    assert referee.wilson_interval(10, 10) == pytest.approx((0.7225, 1.0), abs=1e-4)
-    assert referee.wilson_interval(81, 263) == pytest.approx((0.2553, 0.3662), abs=1e-4)
-    assert referee.wilson_interval(0, 0) == (0.0, 1.0)
-    low, high = referee.wilson_interval(5.5, 10)  # a draw counts half
+    assert wilson_interval(5, 10) == pytest.approx((0.2366, 0.7634), abs=1e-4)
+    assert wilson_interval(8, 10) == pytest.approx((0.4902, 0.9433), abs=1e-4)
+    assert wilson_interval(0, 10) == pytest.approx((0.0, 0.2775), abs=1e-4)
+    assert wilson_interval(10, 10) == pytest.approx((0.7225, 1.0), abs=1e-4)
+    assert wilson_interval(81, 263) == pytest.approx((0.2553, 0.3662), abs=1e-4)
+    assert wilson_interval(0, 0) == (0.0, 1.0)
+    low, high = wilson_interval(5.5, 10)  # a draw counts half
     assert 0.2366 < low < high and high > 0.7634
     with pytest.raises(ValueError):
-        referee.wilson_interval(11, 10)
+        wilson_interval(11, 10)
 
 
 # ---------------------------------------------------------------------------------- games
 
 
 def test_normal_game_ends_by_the_end_rule():
-    game = referee.play_game(RULES, program("A"), program("B"), C3, H8, time_limit=10)
+    game = play_game(RULES, program("A"), program("B"), C3, H8, time_limit=10)
     assert game.fault is None and game.end == "end rule"
     assert game.moves == first_legal_moves(C3, H8)
     state = RULES.start(C3, H8)
@@ -132,7 +135,7 @@ FAULTS = [
 def test_faults_are_detected_and_scored(fault, kind, offender):
     bad, good = program("A", "--fault", fault, "--at", "2"), program("B")
     red, white = (bad, good) if offender == RED else (good, bad)
-    game = referee.play_game(RULES, red, white, C3, H8, time_limit=10)
+    game = play_game(RULES, red, white, C3, H8, time_limit=10)
     assert game.fault is not None and game.end == "fault"
     assert (game.fault.kind, game.fault.colour) == (kind, offender)
     own_move = 3 if fault == "double" else 2
@@ -149,7 +152,7 @@ def test_hung_program_times_out_and_its_whole_group_is_killed(tmp_path):
     pidfile = tmp_path / "pids"
     hung = program("A", "--fault", "hang", "--at", "1", "--pidfile", str(pidfile))
     start = time.monotonic()
-    game = referee.play_game(RULES, hung, program("B"), C3, H8, time_limit=1.5)
+    game = play_game(RULES, hung, program("B"), C3, H8, time_limit=1.5)
     elapsed = time.monotonic() - start
     assert elapsed < 1.5 + 3.0  # the budget, start-up and the Quit grace
     assert game.fault is not None and (game.fault.kind, game.fault.colour, game.fault.ply) == (
@@ -166,15 +169,15 @@ def test_hung_program_times_out_and_its_whole_group_is_killed(tmp_path):
 
 def test_clock_is_cumulative():
     slow = program("B", "--delay", "0.3")
-    game = referee.play_game(RULES, program("A"), slow, C3, H8, time_limit=1.0)
+    game = play_game(RULES, program("A"), slow, C3, H8, time_limit=1.0)
     assert game.fault is not None and (game.fault.kind, game.fault.colour) == ("timeout", WHITE)
     assert game.fault.ply in (5, 7)  # white's third or fourth answer passes 1 s
     assert game.thinking[1] >= 1.0 and game.slowest[1][0] >= 0.3
 
 
 def test_program_that_cannot_run_is_a_crash():
-    dead = referee.Program.parse("A", shlex.join([sys.executable, "-c", "import sys; sys.exit(5)"]))
-    game = referee.play_game(RULES, program("B"), dead, C3, H8, time_limit=5)
+    dead = Program.parse("A", shlex.join([sys.executable, "-c", "import sys; sys.exit(5)"]))
+    game = play_game(RULES, program("B"), dead, C3, H8, time_limit=5)
     assert game.fault is not None and (game.fault.kind, game.fault.colour, game.fault.ply) == (
         "crash",
         WHITE,
@@ -214,7 +217,7 @@ def test_match_files_colours_and_analyze(tmp_path):
         assert final["score"] == summary["points"] and final["winner"] == summary["winner_colour"]
     # A pair of games shares an opening; the next pair has another.
     assert summaries[1]["start"] == summaries[2]["start"] != summaries[3]["start"] == summaries[4]["start"]
-    first = referee.draw_opening(RULES, 0, 0)
+    first = draw_opening(RULES, 0, 0)
     assert summaries[1]["start"]["red"] == cell_name(GRID, first[0])
     stats = json.loads((out / "summary.json").read_text())
     assert stats["games_finished"] == 4 and not stats["interrupted"]
@@ -228,7 +231,7 @@ def test_match_files_colours_and_analyze(tmp_path):
 
 
 def test_match_records_faults_per_program(tmp_path):
-    match = referee.run_match(
+    match = run_match(
         program("A", "--fault", "garbage", "--at", "1"),
         program("B"),
         games=2,

@@ -30,11 +30,14 @@ import json
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
 
+from tw_rl.files import write_atomic
+from tw_rl.referee.match import Z95
+
 ELO_PER_LOGIT = 400.0 / math.log(10.0)
-Z95 = 1.959963984540054  # two-sided 95% normal quantile
 MAX_LOGIT = 18.0  # a fitted |red - white + h| beyond this (p > 1 - 1.5e-8) means no finite optimum
 
 
@@ -592,10 +595,6 @@ def fit(
 
 def write_ratings(ratings: Ratings, folder, stem: str = "ratings") -> tuple:
     """Write ``<stem>.csv`` and ``<stem>.json`` into ``folder`` (atomically); returns the paths."""
-    from pathlib import Path
-
-    from tw_rl.files import write_atomic
-
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
     csv_path, json_path = folder / f"{stem}.csv", folder / f"{stem}.json"

@@ -1,12 +1,12 @@
 """Arena games as Ray tasks: one pairing's games spread over a Ray cluster, stored as they return.
 
-``tw_rl.rating.arena.evaluate`` with ``ray_address`` set plays each pairing here instead of in its own
-process: in-process players (baselines, checkpoints) as ``jobs`` tasks of up to ``batch_size``
-batched games each, outside programs as one task per referee game (``jobs`` at once). Slots,
-openings and seeds are chosen by the calling process as without Ray; the results come back to
-it and it alone writes the database, so a killed evaluation still loses only the games in
-flight. On a cluster, checkpoints, weights files and programs must be at the same paths on
-every node (a shared filesystem) and tw_rl installed on each.
+``tw_rl.rating.evaluation.run_evaluation`` with ``ray_address`` set plays each pairing here
+instead of in its own process: in-process players (baselines, checkpoints) as ``jobs`` tasks of
+up to ``batch_size`` batched games each, outside programs as one task per referee game (``jobs``
+at once). Slots, openings and seeds are chosen by the calling process as without Ray; the
+results come back to it and it alone writes the database, so a killed evaluation still loses
+only the games in flight. On a cluster, checkpoints, weights files and programs must be at the
+same paths on every node (a shared filesystem) and tw_rl installed on each.
 """
 
 from __future__ import annotations
@@ -16,10 +16,13 @@ from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
 import ray
+import torch
 
 from tw_rl.config import EvaluateConfig
 from tw_rl.core.rules import Rules
-from tw_rl.rating.arena import ArenaGame, PlayerSpec, Slot, make_player, play_batch, referee_slot_game
+from tw_rl.rating.games import ArenaGame, Slot, play_batch, referee_slot_game
+from tw_rl.rating.player_specs import PlayerSpec
+from tw_rl.rating.players import make_player
 
 
 @ray.remote(num_cpus=1)
@@ -36,8 +39,6 @@ def _play_slots(
     rules = Rules(size, "codecup")
     if in_process:
         if any(spec.kind == "checkpoint" for spec in specs.values()):
-            import torch
-
             torch.set_num_threads(cfg.threads if cfg.threads > 0 else 1)
         players = {name: make_player(spec, rules, cfg.device) for name, spec in specs.items()}
         return play_batch(rules, players, slots, np.random.default_rng([seed, slots[0].opening]))

@@ -20,11 +20,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from tw_rl.core.notation import Record, cell_name, parse_cell, parse_record
+from tw_rl.core.notation import Record, parse_cell, parse_record
+from tw_rl.core.record import IllegalMove, replay_moves
 from tw_rl.core.rules import Rules
-from tw_rl.rating.arena import ArenaError, PlayerSpec, _program_spec, game_text
-from tw_rl.rating.results_db import GameRow, ResultsDB
-from tw_rl.referee import GAME_FILE
+from tw_rl.core.state import COLOUR_NAMES
+from tw_rl.rating.games import ArenaGame, Slot, game_row
+from tw_rl.rating.player_specs import ArenaError, PlayerSpec, program_spec
+from tw_rl.rating.results_db import ResultsDB
+from tw_rl.referee.match import GAME_FILE
 
 RESULTS = "results.jsonl"
 
@@ -42,24 +45,18 @@ class ImportReport:
         )
 
 
-def _replays(rules: Rules, record: Record, fault: str | None, winner: str) -> bool:
-    """Whether the record replays legally to the stored end (a fault ends the game early)."""
-    import numpy as np
+WINNERS = {word: colour for colour, word in COLOUR_NAMES.items()} | {"draw": 0}  # winner_colour
 
-    moves = record.moves
-    state = rules.start(record.red_start, record.white_start)
-    for k, move in enumerate(moves):
-        if state.terminated[0]:
-            return False
-        if not rules.legal_mask(state)[0, move]:
-            return fault is not None and k == len(moves) - 1  # the faulty last move
-        state = rules.step(state, np.array([move]))
+
+def _replays(rules: Rules, record: Record, fault: str | None, winner: int) -> bool:
+    """Whether the record replays legally to the stored end (a fault ends the game early)."""
+    try:
+        state = list(replay_moves(rules, record.red_start, record.white_start, record.moves))[-1]
+    except IllegalMove as err:  # only the faulty last move may be illegal
+        return fault is not None and not err.over and err.ply == len(record.moves) - 1
     if fault is not None:
         return True
-    if not state.terminated[0]:
-        return False
-    won = int(rules.winner(state)[0])
-    return {1: "red", 2: "white", 0: "draw"}[won] == winner
+    return bool(state.terminated[0]) and int(rules.winner(state)[0]) == winner
 
 
 def import_referee(
@@ -88,7 +85,7 @@ def import_referee(
                 parse_cell(rules.grid, game["start"]["white"]),
             )
             colours = {c: (game[c]["command"], game[c].get("sha256")) for c in ("red", "white")}
-            winner = game["winner_colour"] or "draw"
+            winner = WINNERS[game["winner_colour"] or "draw"]  # RED, WHITE or 0
             points = game["points"]
             fault = game.get("fault")
             fault = (fault.get("kind") or "fault") if isinstance(fault, dict) else fault
@@ -103,32 +100,23 @@ def import_referee(
         ids = []
         for command, recorded in (colours["red"], colours["white"]):
             if (command, recorded) not in rows:
-                spec = _program_spec(command, named.get(command, ""))
+                spec = program_spec(command, named.get(command, ""))
                 if recorded is not None and recorded != spec.sha256:
                     # The script changed since the match: the games belong to the one that played.
                     log(f"warning: {command!r} changed since {folder} was played; imported as another player")
                     spec.sha256, spec.name = recorded, f"{spec.name}@{recorded[:8]}"
                 rows[command, recorded] = db.register(spec.identity(), spec.name).id
             ids.append(rows[command, recorded])
-        stored = db.add_game(
-            GameRow(
-                red=ids[0],
-                white=ids[1],
-                size=size,
-                opening=int(game["opening"]),
-                seed=int(game["seed"]),
-                red_start=cell_name(rules.grid, record.red_start),
-                white_start=cell_name(rules.grid, record.white_start),
-                result={"red": 1.0, "white": 0.0, "draw": 0.5}[winner],
-                red_points=int(points["red"]),
-                white_points=int(points["white"]),
-                end_reason=str(game["end"]),
-                fault=fault,
-                moves=game_text(rules, record.moves),
-                plies=len(record.moves),
-                source=f"referee:{folder}",
-            )
+        slot = Slot("", "", record.red_start, record.white_start, int(game["opening"]))
+        played = ArenaGame(
+            slot,
+            record.moves,
+            winner,
+            (int(points["red"]), int(points["white"])),
+            str(game["end"]),
+            fault,
         )
+        stored = db.add_game(game_row(played, ids[0], ids[1], rules, int(game["seed"]), f"referee:{folder}"))
         if stored is None:
             report.skipped += 1
         else:
