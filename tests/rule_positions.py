@@ -129,6 +129,28 @@ K6: w6 w6 w6 w6 w6 w6
 """
 )
 BIG_SWAPPED = BIG.swapped()
+# Ties inside the simulation: holes A3 and A2 on the west edge (4 rays each), B3 and B4 white.
+#   A3 sees A1 (through A2) and A4 red, B3 and B4 white: 2 : 2.
+#   A2 sees A1, A4 (through A3) and B2 red, B3 white: 3 : 1.
+# Red's simulation: white fills A3 (equal sight is no suicide) and F6; now A2 sees A3 (white)
+# instead of A4: 2 : 2, so white fills A2 too (and A3 grows to 3). Red can take neither back.
+# White's simulation: red fills A2, A3 and F6. So A2, A3 and F6 are in neither territory:
+# red 41 (its stacks), white 47 (its stacks), 3 neutral cells.
+TIES = Pos(
+    picture="""
+A1: r6 .  .  r6 r6 r6
+B1: r6 r6 w6 w6 r6 r6 r6
+C1: r6 r6 r6 r6 r6 r6 r6 r6
+D1: r6 r6 r6 r6 r6 r6 r6 r6 r6
+E1: r6 r6 r6 r6 r6 r6 r6 r6 r6 r6
+F1: r6 r6 r6 r6 r6 n2 w6 w6 w6 w6 w6
+G2: w6 w6 w6 w6 w6 w6 w6 w6 w6 w6
+H3: w6 w6 w6 w6 w6 w6 w6 w6 w6
+I4: w6 w6 w6 w6 w6 w6 w6 w6
+J5: w6 w6 w6 w6 w6 w6 w6
+K6: w6 w6 w6 w6 w6 w6
+"""
+)
 # Symmetric under a half turn with the colours exchanged: a red hole C5, a white hole I7, and F6
 # seeing 3 : 3. Red 44 stacks + C5, white 44 + I7: 45 : 45.
 DRAWN = Pos(

@@ -44,6 +44,7 @@ from rule_positions import (
     START,
     SUICIDE,
     SUICIDE_SWAPPED,
+    TIES,
     Pos,
     all_cells,
 )
@@ -133,6 +134,8 @@ SIGHT_ROWS = [
     (BIG, "F10", 2, 4, SEE),
     (BIG, "D2", 3, 3, SEE),
     (BIG, "F6", 3, 3, SEE),
+    (TIES, "A3", 2, 2, BLOCK),  # down A2 (hole) then A1(r); up A4(r); east B3(w); NE B4(w)
+    (TIES, "A2", 3, 1, BLOCK),  # down A1(r); up A3 (hole) then A4(r); east B2(r); NE B3(w)
     # The 8-board: columns A..O, a cell iff |c - r| <= 7.
     (SPARSE8, "H5", 0, 1, BLOCK),  # up H6 H7 H8(n); down H4 H3 H2(w); east I5..L5 -
     (SPARSE8, "B8", 2, 0, SEE),  # down B7..B2(r); NE C9 D10 E11 F12 G13 H14(r); up B9 then edge
@@ -163,6 +166,9 @@ LEGAL_ROWS = [
     (BIG, "official", "white", "F3 J9 F10 I6 F6 A1 B2 E7 Pass", OFFICIAL_SUICIDE),
     (BIG_SWAPPED, "codecup", "white", "A1 B2 C5 E7 F3 D8 F6", SIM_SYMMETRIC),
     (BIG_SWAPPED, "codecup", "red", "F3 J9 F10 I6 F6", SIM_SYMMETRIC),
+    (TIES, "codecup", "red", "A2 A3 F6", NO_SUICIDE),
+    (TIES, "codecup", "white", "A3 F6", NO_SUICIDE),  # A2: white 1 < red 3
+    (TIES, "official", "white", "A2 A3 F6 Pass", OFFICIAL_SUICIDE),
     (BIG8, "codecup", "red", "B2 D5 H3 H8", GREATER),
     (BIG8, "codecup", "white", "H3 H8", GREATER),
     (BIG8, "official", "white", "H3 H8 Pass", PASS_RB),
@@ -245,6 +251,9 @@ TERRITORY_ROWS = [
     # Then white F6 (w3): nobody beats a 3 with 3; every cell is someone's: 39 + 52 = 91.
     (BIG, "F3 F6", 39, 52, {"F3": RED, "F6": WHITE, "D8": RED, "I6": WHITE}, END_CC),
     (DRAWN, "", 45, 45, {"C5": RED, "I7": WHITE, "F6": NONE}, SIM_SYMMETRIC),
+    # Equal sight is not suicide, inside the simulation too: white fills A3, then A2 (see TIES).
+    (TIES, "", 41, 47, {"A2": NONE, "A3": NONE, "F6": NONE, "A1": RED, "B3": WHITE}, SIM_WHITE_FIRST),
+    (TIES, "A2", 42, 47, {"A2": RED, "A3": NONE}, SIM_RED_NEXT),  # A3 then sees A2: 2 : 2
     (FULL, "", 46, 45, {"F6": RED, "F7": WHITE}, SIM_CELLS),
     # The start: whoever fills first ends up seeing the other's single stack from two sides
     # and takes it, so neither side keeps a stack in the simulation run against it.
@@ -305,6 +314,8 @@ FORFEIT_ROWS = [
     (BIG_SWAPPED, "red", "", None, (0, 239), FORFEIT),
     (BIG_SWAPPED, "white", "", None, (252, 0), FORFEIT),
     (DRAWN, "red", "", None, (0, 245), FORFEIT),  # 45 + floor(0.9 * 1)
+    (TIES, "red", "", None, (0, 249), FORFEIT),  # 47 + floor(0.9 * 3)
+    (TIES, "white", "", "A2", (243, 0), NO_SUICIDE),  # 41 + floor(0.9 * 3)
     (DRAWN, "white", "", "C5", (245, 0), FORFEIT),
     (FULL, "red", "", "F6", (0, 245), NO_TALLER),  # 200 + 45 + 0
     (START, "red", "", "K11", (0, 281), INVALID),  # 200 + 0 + floor(0.9 * 91)
@@ -642,6 +653,7 @@ def test_positions_are_what_the_comments_say():
     assert counts(BIG) == {"r": 34, "w": 49, "n": 1, ".": 7}
     assert counts(DRAWN) == {"r": 44, "w": 44, "n": 1, ".": 2}
     assert counts(FULL) == {"r": 46, "w": 45, "n": 0, ".": 0}
+    assert counts(TIES) == {"r": 41, "w": 47, "n": 1, ".": 2}
     assert counts(BIG8) == {"r": 80, "w": 86, "n": 1, ".": 2}
 
 
