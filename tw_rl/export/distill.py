@@ -38,10 +38,10 @@ from tw_rl.training.replay_buffer import ReplayWindow, Samples
 
 def load_samples(folder: Path, window: int) -> Samples:
     """The newest ``window`` samples of a shard folder (oldest first)."""
-    replay = ReplayWindow(Path(folder), window)
-    if not replay.refresh():
+    newest = ReplayWindow(Path(folder), window)
+    if not newest.refresh():
         raise FileNotFoundError(f"no self-play samples in {folder}")
-    return replay.samples
+    return newest.samples
 
 
 def teacher_targets(

@@ -1,4 +1,4 @@
-"""The AlphaZero cycle, top to bottom: self-play, replay, learn, checkpoint, evaluate, log.
+"""The AlphaZero cycle, top to bottom: self-play, the replay window, learn, checkpoint, evaluate, log.
 
 A run lives in one folder::
 
@@ -175,7 +175,7 @@ def _train(cfg: TrainConfig, run_dir: Path) -> dict:
     writer.add_text(
         "config", "```\n" + json.dumps(dataclasses.asdict(cfg), indent=2) + "\n```", first_generation
     )
-    replay = ReplayWindow(run_dir / "selfplay", cfg.learner.replay_window)
+    window = ReplayWindow(run_dir / "selfplay", cfg.learner.replay_window)
     policy_value = NetPolicyValue(net, rules, device)
     metrics: dict = {}
     started = time.monotonic()
@@ -208,7 +208,7 @@ def _train(cfg: TrainConfig, run_dir: Path) -> dict:
                 metrics.update(_self_play(cfg, rules, policy_value, run_dir, generation, rng, writer))
             else:
                 metrics.update(_self_play_on_ray(cfg, pool, net, run_dir, generation, writer))
-            metrics.update(_learn(cfg, learner, replay, rng, writer, generation))
+            metrics.update(_learn(cfg, learner, window, rng, writer, generation))
             save_checkpoint(
                 run_dir / "checkpoints", generation, learner.checkpoint(generation, dataclasses.asdict(cfg))
             )
@@ -307,15 +307,15 @@ def _selfplay_metrics(stats, seconds: float, evaluations: int) -> dict:
     }
 
 
-def _learn(cfg, learner: Learner, replay: ReplayWindow, rng, writer, generation) -> dict:
-    available = replay.refresh()
+def _learn(cfg, learner: Learner, window: ReplayWindow, rng, writer, generation) -> dict:
+    available = window.refresh()
     writer.add_scalar("train/replay_samples", available, generation)
     if available < cfg.learner.min_samples:
         return {"train/replay_samples": available}
     start = time.perf_counter()
     totals: dict[str, float] = {}
     for _ in range(cfg.learner.steps_per_generation):
-        parts = learner.train_step(replay.sample(cfg.learner.batch_size, rng), rng)
+        parts = learner.train_step(window.sample(cfg.learner.batch_size, rng), rng)
         for key, value in parts.items():
             totals[key] = totals.get(key, 0.0) + value
     seconds = max(time.perf_counter() - start, 1e-9)
