@@ -14,6 +14,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from tw_rl.codecup.clock import DEFAULT_BUDGET
+
 
 class ConfigError(ValueError):
     """A config value that cannot work; the message says which one, in one line."""
@@ -127,7 +129,7 @@ class EvaluateConfig:
     out: str = "arena"  # folder for ratings.csv, ratings.json and the Elo pictures
     size: int = 6  # cells per board side (CodeCup rules)
     simulations: int = 64  # search budget of a checkpoint given without @N (0 = its raw policy)
-    time: float = 30.0  # referee games: thinking seconds per program per game
+    time: float = DEFAULT_BUDGET  # referee games: thinking seconds per program per game (CodeCup: 30)
     device: str = "cpu"  # torch device of the checkpoint players: "cpu", "cuda" or "auto"
     threads: int = 0  # torch CPU threads (0 = torch's default)
     ray_address: str = ""  # "" = play here; "local", "auto", "HOST:PORT": games as Ray tasks there
@@ -144,7 +146,7 @@ class RefereeConfig:
     jobs: int = 1  # games played at once
     seed: int = 0  # seeds the drawn openings
     size: int = 6  # cells per board side (CodeCup rules)
-    time: float = 30.0  # thinking seconds per program per game (the CodeCup clock)
+    time: float = DEFAULT_BUDGET  # thinking seconds per program per game (the CodeCup clock, 30)
     notation: str = "diff"  # cell-name reading: "diff" or "sum"
     out: str = ""  # results folder ("" = referee-results/<time stamp>)
 

@@ -7,6 +7,7 @@ import json
 import sys
 
 from tw_rl.cli import common
+from tw_rl.core.state import COLOUR_NAMES
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
@@ -29,7 +30,7 @@ def run(args: argparse.Namespace) -> int:
         red, white = common.territory_counts(rules, state)
         line = {
             "ply": position.ply,
-            "to_move": common.COLOUR_WORDS[int(state.to_move[0])],
+            "to_move": COLOUR_NAMES[int(state.to_move[0])],
             "legal": common.legal_names(rules, state, args.notation),
             "territory": {"red": red, "white": white},
             "over": bool(state.terminated[0]),

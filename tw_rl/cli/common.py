@@ -19,9 +19,8 @@ from tw_rl.core.hexgrid import SIZES
 from tw_rl.core.notation import NOTATIONS, PASS, cell_name, parse_cell, record_words
 from tw_rl.core.record import IllegalMove, replay_moves
 from tw_rl.core.rules import VARIANTS, Rules
-from tw_rl.core.state import RED, WHITE, State
+from tw_rl.core.state import COLOUR_NAMES, State
 
-COLOUR_WORDS = {RED: "red", WHITE: "white"}
 DEFAULT_NOTATION = NOTATIONS[0]  # "diff", the reading tw_rl.core.notation defaults to
 
 
@@ -155,7 +154,7 @@ def replay(rules: Rules, words: Iterable[tuple[int, str]], notation: str) -> Ite
             raise CliError(
                 f"ply {err.ply}: move {word} comes after the end of the game (line {number})"
             ) from None
-        mover = COLOUR_WORDS[err.colour]
+        mover = COLOUR_NAMES[err.colour]
         raise CliError(
             f"ply {err.ply}: move {word} is illegal for {mover}: {err.reason} (line {number})"
         ) from None
@@ -192,7 +191,7 @@ def result(rules: Rules, state: State) -> tuple[tuple[int, int], str | None]:
     winner = None
     if state.terminated[0]:
         code = int(rules.winner(state)[0])
-        winner = COLOUR_WORDS.get(code, "draw")
+        winner = COLOUR_NAMES.get(code, "draw")
     return (int(points[0]), int(points[1])), winner
 
 

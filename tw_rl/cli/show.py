@@ -10,6 +10,7 @@ from tw_rl.cli import common
 from tw_rl.core.notation import text_board
 from tw_rl.core.picture import svg_board
 from tw_rl.core.rules import Rules
+from tw_rl.core.state import COLOUR_NAMES
 from tw_rl.files import write_atomic
 
 
@@ -41,12 +42,12 @@ def describe(rules: Rules, position: common.Position) -> str:
     if position.move_name is None:
         last = "start position"
     else:
-        mover = common.COLOUR_WORDS[3 - int(state.to_move[0])]
+        mover = COLOUR_NAMES[3 - int(state.to_move[0])]
         last = f"last move {position.move_name} by {mover}"
     if state.terminated[0]:
         status = "game over, " + ("a draw" if winner == "draw" else f"{winner} wins")
     else:
-        status = f"{common.COLOUR_WORDS[int(state.to_move[0])]} to move"
+        status = f"{COLOUR_NAMES[int(state.to_move[0])]} to move"
     return (
         f"ply {position.ply} ({last}); {status}; territory red {red}, white {white}; "
         f"score red {red_points}, white {white_points}"
