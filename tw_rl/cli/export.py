@@ -2,8 +2,8 @@
 a weights file embedded (the shipped student, another file, none, or one distilled from a run
 with ``--run``); ``--check`` plays it through a game as each colour.
 
-Function-level imports: ``tw_rl.export.pipeline`` and ``tw_rl.training.checkpoint`` (torch) only
-with ``--run``, so that ``tw-rl --help`` and a plain export never load torch.
+Function-level import: ``tw_rl.export.pipeline`` (torch), only with ``--run``, so that
+``tw-rl --help`` and a plain export never load torch.
 """
 
 from __future__ import annotations
@@ -105,14 +105,13 @@ def export_config_of(args: argparse.Namespace, folder: Path) -> ExportConfig:
 def distil(args: argparse.Namespace) -> Path:
     """``tw-rl export --run DIR``: distil a student and write its weights file; its path."""
     from tw_rl.export.pipeline import export_student  # torch
-    from tw_rl.training.checkpoint import CheckpointError  # torch
 
     folder = Path(args.student_dir or Path("exports") / time.strftime("%Y-%m-%d_%H-%M-%S"))
     cfg = export_config_of(args, folder)
     try:
         folder.mkdir(parents=True, exist_ok=True)
         report = export_student(cfg, folder, log=lambda line: print(line, file=sys.stderr))
-    except (ValueError, FileNotFoundError, CheckpointError, WeightsError, OSError) as err:
+    except (ValueError, OSError, WeightsError) as err:  # a CheckpointError is a ValueError
         raise CliError(str(err)) from None
     for line in report.lines():
         print(line)
