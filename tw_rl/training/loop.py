@@ -27,6 +27,7 @@ import contextlib
 import dataclasses
 import json
 import logging
+import sys
 import time
 import warnings
 from collections.abc import Iterator
@@ -78,7 +79,7 @@ def run_log(run_dir: Path) -> Iterator[None]:
     path = (Path(run_dir) / LOG_FILE).resolve()
     handlers = logging.getLogger().handlers
     files = {Path(h.baseFilename).resolve() for h in handlers if isinstance(h, logging.FileHandler)}
-    console = any(type(h) is logging.StreamHandler for h in handlers)
+    console = any(map(_is_console, handlers))
     added: list[logging.Handler] = []
     if path not in files:
         added.append(logging.FileHandler(path, encoding="utf-8"))
@@ -96,6 +97,11 @@ def run_log(run_dir: Path) -> Iterator[None]:
             log.removeHandler(handler)
             handler.close()
         log.setLevel(level)
+
+
+def _is_console(handler: logging.Handler) -> bool:
+    """Whether a logging handler writes to the terminal (stdout or stderr)."""
+    return isinstance(handler, logging.StreamHandler) and handler.stream in (sys.stdout, sys.stderr)
 
 
 def generation_line(metrics: dict, minutes: float) -> str:
@@ -186,8 +192,9 @@ def _train(cfg: TrainConfig, run_dir: Path) -> dict:
             from tw_rl.training.ray_selfplay import open_pool  # Ray is imported only here
 
             pool = stack.enter_context(open_pool(cfg, run_dir))
-        if cfg.progress:
-            stack.enter_context(logging_redirect_tqdm([logging.getLogger(), log]))
+        if cfg.progress:  # the log lines go above the progress bar
+            consoles = [lg for lg in (logging.getLogger(), log) if any(map(_is_console, lg.handlers))]
+            stack.enter_context(logging_redirect_tqdm(consoles))
         bar = stack.enter_context(
             tqdm(
                 total=cfg.generations,
