@@ -9,7 +9,8 @@ import math
 import numpy as np
 import pytest
 
-from tw_rl.rating.elo import ELO_PER_LOGIT, Outcome, expected_score, fit, write_ratings
+from tw_rl.rating.elo import fit
+from tw_rl.rating.ratings import ELO_PER_LOGIT, Outcome, expected_score, write_ratings
 
 TRUE = {"random": 0.0, "a": 150.0, "b": 320.0, "c": -120.0, "d": 480.0}  # Elo
 

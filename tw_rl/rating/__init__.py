@@ -1,13 +1,15 @@
 """Ratings: players of every kind in one list, games stored as they finish, Elo ratings.
 
-One module per concept, each importing only those before it:
+One module per concept, without import cycles:
 
-- ``elo``: the Bradley-Terry / Elo fit; ``results_db``: every game in one SQLite file;
+- ``ratings``: ratings as reported (table, files); ``elo``: the Bradley-Terry fit that makes them;
+- ``results_db``: every game in one SQLite file;
 - ``player_specs``: the player language (``random``, ``mcts@N``, ``ckpt:PATH@N``, ...);
 - ``players``: in-process batched players built from specs; ``serve``: one of them served as a
   CodeCup-protocol program;
 - ``games``: batched games, refereed games, stored games; ``schedule``: which pairing plays next;
 - ``referee_import``: ``tw-rl referee`` matches into the database;
 - ``evaluation``: the evaluation run (``run_evaluation``), with ``ray_games`` on a Ray cluster and
-  ``pictures`` of the ratings.
+  ``pictures`` of the ratings;
+- ``head_to_head``: one player against another, neither stored nor rated (``scripts/match.py``).
 """

@@ -27,11 +27,12 @@ from tqdm import tqdm
 from tw_rl.cluster import RayUnavailable, ray_session
 from tw_rl.config import EvaluateConfig
 from tw_rl.core.rules import Rules
-from tw_rl.rating.elo import Ratings, fit, write_ratings
+from tw_rl.rating.elo import fit
 from tw_rl.rating.games import ArenaGame, Slot, game_row, play_batch, play_referee_slots
 from tw_rl.rating.pictures import write_pictures
 from tw_rl.rating.player_specs import BASELINE_NAMES, ArenaError, PlayerSpec, parse_player, parse_players
 from tw_rl.rating.players import Player, make_player
+from tw_rl.rating.ratings import Ratings, write_ratings
 from tw_rl.rating.referee_import import import_referee
 from tw_rl.rating.results_db import PlayerRow, ResultsDB
 from tw_rl.rating.schedule import choose_pair, free_slots, interval_reached, pair_seed, pairing_ratings

@@ -12,7 +12,7 @@ from matplotlib.figure import Figure  # no pyplot: no backend, no global figure 
 from torch.utils.tensorboard import SummaryWriter
 
 from tw_rl.files import write_atomic
-from tw_rl.rating.elo import Ratings
+from tw_rl.rating.ratings import Ratings
 from tw_rl.rating.results_db import PlayerRow
 
 

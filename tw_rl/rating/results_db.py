@@ -27,7 +27,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from tw_rl.rating.elo import Outcome
+from tw_rl.rating.ratings import Outcome
 
 SCHEMA_VERSION = 1
 KINDS = ("checkpoint", "weights", "baseline", "program")

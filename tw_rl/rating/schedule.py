@@ -15,7 +15,8 @@ import hashlib
 import math
 from collections.abc import Mapping, Sequence
 
-from tw_rl.rating.elo import Outcome, Ratings, expected_score, fit
+from tw_rl.rating.elo import fit
+from tw_rl.rating.ratings import Outcome, Ratings, expected_score
 from tw_rl.rating.results_db import PlayerRow, ResultsDB
 
 PAIRING_PRIOR = 0.5  # virtual drawn games per pair in the fit that picks pairings (not in the ratings)
