@@ -25,6 +25,7 @@ TERRITORY_PLANES = 2
 
 
 def num_planes(territory: bool = True) -> int:
+    """Input planes of ``encode`` (with or without the two territory planes)."""
     return BASE_PLANES + (TERRITORY_PLANES if territory else 0)
 
 

@@ -125,6 +125,7 @@ def augment(grid: HexGrid, batch: Prepared, rng: np.random.Generator) -> Prepare
 
 
 def losses(net: StudentNet, batch: dict[str, torch.Tensor], cfg: DistillConfig) -> dict[str, torch.Tensor]:
+    """The weighted loss of a batch (``total``) and its parts, agreement on the best move included."""
     out = net(batch["codes"], batch["glob"])
     logits = out["policy"].masked_fill(~batch["legal"], -1e9)
     logp = F.log_softmax(logits, dim=1)
@@ -170,6 +171,8 @@ def evaluate_fit(net: StudentNet, data: Prepared, cfg: DistillConfig, batch: int
 
 @dataclass
 class DistillResult:
+    """A distilled student and how well it fits its targets."""
+
     net: StudentNet
     train: dict[str, float]  # mean losses of the last eval_every steps (augmented batches)
     holdout: dict[str, float]  # losses on the held-out samples ({} without any)

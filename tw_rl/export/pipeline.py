@@ -37,6 +37,8 @@ from tw_rl.training.selfplay import play_games
 
 @dataclass
 class ExportReport:
+    """What ``export_student`` wrote and measured; ``lines()`` says it for a terminal."""
+
     out: Path
     bytes: int
     samples: int

@@ -120,6 +120,7 @@ class StudentNet(nn.Module):
 
 
 def build_student(size: int, cfg: StudentConfig) -> StudentNet:
+    """A fresh (untrained) student of a config."""
     return StudentNet(size, cfg.width, cfg.hidden, cfg.mixing)
 
 

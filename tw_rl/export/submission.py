@@ -177,6 +177,7 @@ def _literal(source: str) -> str:
 
 
 def package_version() -> str:
+    """The installed tw_rl version, or 'unknown'."""
     try:
         return metadata.version(ROOT_PACKAGE)
     except metadata.PackageNotFoundError:

@@ -45,6 +45,8 @@ def isolated_command(path: Path, *options: str) -> list[str]:
 
 @dataclass
 class GameReport:
+    """One check game: whether the program played it cleanly and, if not, why."""
+
     colour: str  # the colour the program played
     ok: bool
     plies: int

@@ -39,6 +39,7 @@ def training_batch(rules: Rules, samples: Samples, rng: np.random.Generator) -> 
 
 
 def losses(net: TumbleweedNet, batch: dict[str, torch.Tensor], cfg: LearnerConfig) -> dict[str, torch.Tensor]:
+    """The weighted loss of a batch (``total``) and its part per head."""
     out = net(batch["planes"])
     logits = out["policy"].masked_fill(~batch["legal"], -1e9)
     policy = -(batch["policy"] * F.log_softmax(logits, dim=1)).sum(dim=1).mean()

@@ -61,6 +61,8 @@ class PooledBias(nn.Module):
 
 
 class ResBlock(nn.Module):
+    """Two hexagonal convolutions with batch norm and a skip connection, optionally pooled biases."""
+
     def __init__(self, channels: int, pooled: int, with_pool: bool):
         super().__init__()
         self.conv1 = HexConv(channels, channels)
@@ -132,6 +134,7 @@ def _pool(x: torch.Tensor, mask: torch.Tensor, count: torch.Tensor) -> torch.Ten
 
 
 def build_net(config: NetConfig, size: int) -> TumbleweedNet:
+    """A fresh (untrained) network of a config for the size-``size`` board."""
     return TumbleweedNet(config, size)
 
 

@@ -41,6 +41,8 @@ def search_config(cfg: SearchConfigSchema) -> SearchConfig:
 
 @dataclass
 class SelfPlayStats:
+    """Counts and timings of a run of ``play_games``."""
+
     games: int = 0
     samples: int = 0
     moves: int = 0
