@@ -27,7 +27,7 @@ from tw_rl.core.state import COLOUR_NAMES
 from tw_rl.rating.games import ArenaGame, Slot, game_row
 from tw_rl.rating.player_specs import ArenaError, PlayerSpec, program_spec
 from tw_rl.rating.results_db import ResultsDB
-from tw_rl.referee.match import GAME_FILE
+from tw_rl.referee.match import GAME_FILE, colour_pair
 
 RESULTS = "results.jsonl"
 
@@ -80,13 +80,10 @@ def import_referee(
             rules = rules_of.get(size) or rules_of.setdefault(size, Rules(size))
             game_file = folder / GAME_FILE.format(int(game["game"]))
             record = parse_record(rules.grid, game_file.read_text(encoding="utf-8"))
-            starts = (
-                parse_cell(rules.grid, game["start"]["red"]),
-                parse_cell(rules.grid, game["start"]["white"]),
-            )
-            colours = {c: (game[c]["command"], game[c].get("sha256")) for c in ("red", "white")}
+            starts = tuple(parse_cell(rules.grid, cell) for cell in colour_pair(game["start"]))
+            programs = [(p["command"], p.get("sha256")) for p in colour_pair(game)]
             winner = WINNERS[game["winner_colour"] or "draw"]  # RED, WHITE or 0
-            points = game["points"]
+            points = tuple(int(p) for p in colour_pair(game["points"]))
             fault = game.get("fault")
             fault = (fault.get("kind") or "fault") if isinstance(fault, dict) else fault
         except (ValueError, KeyError, TypeError, OSError) as err:
@@ -98,7 +95,7 @@ def import_referee(
             report.damaged += 1
             continue
         ids = []
-        for command, recorded in (colours["red"], colours["white"]):
+        for command, recorded in programs:
             if (command, recorded) not in rows:
                 spec = program_spec(command, named.get(command, ""))
                 if recorded is not None and recorded != spec.sha256:
@@ -112,7 +109,7 @@ def import_referee(
             slot,
             record.moves,
             winner,
-            (int(points["red"]), int(points["white"])),
+            points,
             str(game["end"]),
             fault,
         )

@@ -151,6 +151,16 @@ class MatchResult:
         )
 
 
+def by_colour(red, white) -> dict:
+    """A JSON object with one entry per colour, keyed by the colour's word (red first)."""
+    return {COLOUR_NAMES[RED]: red, COLOUR_NAMES[WHITE]: white}
+
+
+def colour_pair(entry: dict) -> tuple:
+    """The (red, white) values of a ``by_colour`` object."""
+    return entry[COLOUR_NAMES[RED]], entry[COLOUR_NAMES[WHITE]]
+
+
 def game_summary(number: int, game: GameResult, seed: int, notation: str = "diff") -> dict:
     """The JSON summary of one game of a match (the last line of its record, a results line)."""
     grid = hexgrid(game.size)
@@ -171,23 +181,18 @@ def game_summary(number: int, game: GameResult, seed: int, notation: str = "diff
         "seed": seed,
         "opening": (number - 1) // 2,
         "size": game.size,
-        "red": {"program": game.red.name, "command": game.red.command, "sha256": game.red.sha256},
-        "white": {"program": game.white.name, "command": game.white.command, "sha256": game.white.sha256},
-        "start": {
-            "red": cell_name(grid, game.red_start, notation),
-            "white": cell_name(grid, game.white_start, notation),
-        },
+        **by_colour(
+            *({"program": p.name, "command": p.command, "sha256": p.sha256} for p in (game.red, game.white))
+        ),
+        "start": by_colour(*(cell_name(grid, cell, notation) for cell in (game.red_start, game.white_start))),
         "winner": names.get(game.winner, "draw"),
         "winner_colour": COLOUR_NAMES.get(game.winner),
         "end": game.end,
-        "points": {"red": game.points[0], "white": game.points[1]},
+        "points": by_colour(*game.points),
         "program_points": {names[RED]: game.points[0], names[WHITE]: game.points[1]},
         "fault": fault,
-        "thinking": {"red": round(game.thinking[0], 4), "white": round(game.thinking[1], 4)},
-        "slowest": {
-            COLOUR_NAMES[c]: {"seconds": round(game.slowest[c - 1][0], 4), "ply": game.slowest[c - 1][1]}
-            for c in (RED, WHITE)
-        },
+        "thinking": by_colour(*(round(seconds, 4) for seconds in game.thinking)),
+        "slowest": by_colour(*({"seconds": round(seconds, 4), "ply": ply} for seconds, ply in game.slowest)),
         "plies": len(game.moves),
     }
 
