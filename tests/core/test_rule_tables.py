@@ -291,6 +291,12 @@ GAME_ROWS = [
     (NO_STACKS, "official", "white", "Pass", True, (0, 0), "draw", END_RB),
     (BIG8, "official", "red", "Pass Pass", True, (81, 86), WHITE, MORE_THAN_HALF),  # B2 controlled
     (DRAWN, "official", "red", "Pass Pass", True, (45, 45), "draw", MORE_THAN_HALF),
+    # SUICIDE, official: red owns C3 and controls C2 B3 D4 B2 A1 (6). White owns E3 C5 and sees
+    # 21 + 21 empty cells (E5 G5 E7 twice): 39, of which C4 C1 D3 A3 are ties: 2 + 35 = 37.
+    # Neither has more than half of 91 cells: the rulebook ("more than half the board wins")
+    # names no winner, the wiki ("more ... than the opponent") names white. The engines follow
+    # the wiki; the documents disagree (see the issue-16 note).
+    (SUICIDE, "official", "red", "Pass Pass", True, (6, 37), WHITE, MORE_THAN_OPPONENT),
 ]
 
 # (position, to move, moves before, offence, points, citation) under CodeCup rules.
