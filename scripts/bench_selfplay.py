@@ -4,8 +4,11 @@ Runs the batched search with a freshly initialised network (default: the ``small
 ``--batch`` games at once, for ``--moves`` moves of every game, with ``--sims`` simulations
 per move, and splits the time into the network (encoding + forward pass), the rules (moves and
 legal masks), the end detection (territory simulations) and the tree bookkeeping (the rest).
+Each precision in ``--precision`` runs the same games, so the old (float32) and the new path
+are compared side by side in one invocation.
 
-    python scripts/bench_selfplay.py                     # small net, batch 256, 64 sims
+    python scripts/bench_selfplay.py                     # small net, batch 256, 64 sims; float32 vs auto
+    python scripts/bench_selfplay.py --precision float32,bfloat16 --threads 1
     python scripts/bench_selfplay.py --net tiny --batch 64 --sims 32
 """
 
@@ -22,7 +25,7 @@ import torch
 import tw_rl.core.rules as rules_module
 from tw_rl.core.mcts import BatchedMCTS, SearchConfig
 from tw_rl.core.rules import Rules
-from tw_rl.training.net import PRESETS, NetPolicyValue, build_net, resolve_device
+from tw_rl.training.net import PRECISIONS, PRESETS, NetPolicyValue, build_net, resolve_device
 
 
 class Timer:
@@ -42,23 +45,13 @@ class Timer:
         return timed
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--net", default="small", choices=sorted(PRESETS))
-    parser.add_argument("--batch", type=int, default=256)
-    parser.add_argument("--sims", type=int, default=64)
-    parser.add_argument("--moves", type=int, default=6, help="moves played in every game")
-    parser.add_argument("--size", type=int, default=6, choices=(6, 8, 10, 11))
-    parser.add_argument("--device", default="auto")
-    parser.add_argument("--threads", type=int, default=0)
-    parser.add_argument("--seed", type=int, default=0)
-    args = parser.parse_args(argv)
-    if args.threads:
-        torch.set_num_threads(args.threads)
+def measure(args: argparse.Namespace, precision: str) -> dict:
+    """One timed self-play run with forward passes in ``precision``; the report as a dict."""
     device = resolve_device(args.device)
     rules = Rules(args.size)
+    torch.manual_seed(args.seed)
     net = build_net(PRESETS[args.net], args.size).to(device)
-    policy_value = NetPolicyValue(net, rules, device)
+    policy_value = NetPolicyValue(net, rules, device, precision=precision)
     rng = np.random.default_rng(args.seed)
     mcts = BatchedMCTS(rules, SearchConfig(simulations=args.sims))
 
@@ -79,7 +72,7 @@ def main(argv: list[str] | None = None) -> int:
             result = mcts.search(state, network, rng)
             positions += int((~state.terminated).sum())
             state = original_step(rules, state, BatchedMCTS.sample_action(result, 1.0, rng))
-            print(f"move {move + 1}/{args.moves}", file=sys.stderr, flush=True)
+            print(f"{precision}: move {move + 1}/{args.moves}", file=sys.stderr, flush=True)
         elapsed = time.perf_counter() - start
     finally:
         Rules.step, Rules.legal_mask = original_step, original_mask
@@ -91,9 +84,11 @@ def main(argv: list[str] | None = None) -> int:
     shares["rules"] = shares.get("rules", 0.0) - shares.get("end detection", 0.0)
     # The network call computes legal masks for its encoding too; those count as network.
     shares["tree bookkeeping"] = elapsed - sum(shares.values())
-    report = {
+    return {
         "net": args.net,
         "device": str(device),
+        "precision": precision,
+        "dtype": str(policy_value.dtype).removeprefix("torch."),
         "threads": torch.get_num_threads(),
         "batch": args.batch,
         "sims": args.sims,
@@ -102,7 +97,43 @@ def main(argv: list[str] | None = None) -> int:
         "network_evaluations_per_s": policy_value.evaluations / elapsed,
         "share": {k: round(v / elapsed, 3) for k, v in sorted(shares.items(), key=lambda kv: -kv[1])},
     }
-    print(json.dumps(report))
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--net", default="small", choices=sorted(PRESETS))
+    parser.add_argument("--batch", type=int, default=256)
+    parser.add_argument("--sims", type=int, default=64)
+    parser.add_argument("--moves", type=int, default=6, help="moves played in every game")
+    parser.add_argument("--size", type=int, default=6, choices=(6, 8, 10, 11))
+    parser.add_argument("--device", default="auto")
+    parser.add_argument("--threads", type=int, default=0)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--precision",
+        default="float32,auto",
+        help="comma-separated forward-pass precisions, run one after the other on the same games "
+        "(float32 = the 0.1 path; auto = bfloat16 where the hardware has it)",
+    )
+    args = parser.parse_args(argv)
+    if args.threads:
+        torch.set_num_threads(args.threads)
+    precisions = args.precision.split(",")
+    for precision in precisions:
+        if precision not in PRECISIONS:
+            parser.error(f"--precision: {precision!r} is not one of {', '.join(PRECISIONS)}")
+    reports = [measure(args, precision) for precision in precisions]
+    for report in reports:
+        print(json.dumps(report))
+    base = reports[0]["simulations_per_s"]
+    header = ("precision", "dtype", "simulations/s", "positions/s", "vs first")
+    print("{:<10} {:<9} {:>14} {:>12} {:>9}  network share".format(*header))
+    for r in reports:
+        print(
+            f"{r['precision']:<10} {r['dtype']:<9} {r['simulations_per_s']:>14,.0f} "
+            f"{r['positions_per_s']:>12,.1f} "
+            f"{r['simulations_per_s'] / base:>8.2f}x  {r['share'].get('network', 0):.0%}"
+        )
     return 0
 
 

@@ -108,6 +108,8 @@ class TrainConfig:
     device: str = "auto"  # "auto" (cuda if present), "cpu" or "cuda"
     threads: int = 1  # torch CPU threads (0 = torch default); 1: small batches gain little from more, and
     # two threads slowed self-play 14x here whenever another process shared the 2 cores
+    precision: str = "auto"  # self-play forward passes: "float32", "bfloat16", or "auto" (bfloat16 where the
+    # CPU (AVX-512 BF16 / AMX) or GPU computes it natively; see tw_rl.training.net.NetPolicyValue)
     run_dir: str = ""  # where the run lives; scripts/train.py fills it from Hydra
     progress: bool = True  # a progress bar in the terminal
 

@@ -53,7 +53,7 @@ from tw_rl.training.checkpoint import (
 )
 from tw_rl.training.learner import Learner
 from tw_rl.training.match import play_match, search_player
-from tw_rl.training.net import NetPolicyValue, build_net, resolve_device
+from tw_rl.training.net import NetPolicyValue, build_net, inference_dtype, resolve_device
 from tw_rl.training.replay_buffer import ReplayWindow, shard_games, write_shard
 from tw_rl.training.selfplay import play_games, search_config
 
@@ -120,7 +120,7 @@ def check_config(cfg: TrainConfig) -> None:
         raise ConfigError("run_dir must name the run's folder")
     try:
         Rules(cfg.board.size, cfg.board.variant, cfg.board.setup, cfg.board.stale_end)
-        resolve_device(cfg.device)
+        inference_dtype(cfg.precision, resolve_device(cfg.device))
     except ValueError as err:
         raise ConfigError(str(err)) from None
     unknown = [name for name in cfg.eval.opponents if name not in BASELINES and name != "previous"]
@@ -182,7 +182,7 @@ def _train(cfg: TrainConfig, run_dir: Path) -> dict:
         "config", "```\n" + json.dumps(dataclasses.asdict(cfg), indent=2) + "\n```", first_generation
     )
     window = ReplayWindow(run_dir / "selfplay", cfg.learner.replay_window)
-    policy_value = NetPolicyValue(net, rules, device)
+    policy_value = NetPolicyValue(net, rules, device, precision=cfg.precision)
     metrics: dict = {}
     started = time.monotonic()
     with contextlib.ExitStack() as stack:
@@ -352,7 +352,9 @@ def _evaluate(cfg, rules, policy_value, run_dir, generation, rng, writer, device
             except CheckpointError as err:
                 warnings.warn(f"no comparison with the previous network: {err}", stacklevel=2)
                 continue
-            old = NetPolicyValue(net_from_checkpoint(payload, device), policy_value.rules, device)
+            old = NetPolicyValue(
+                net_from_checkpoint(payload, device), policy_value.rules, device, precision=cfg.precision
+            )
             opponent = search_player(old, search)
         else:  # check_config let it through: it is a checkpoint path or a later kind
             raise ConfigError(f"unknown evaluation opponent {name!r}")

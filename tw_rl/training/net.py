@@ -14,6 +14,8 @@ max over the board feed channel biases, as in KataGo). Heads:
 
 from __future__ import annotations
 
+import copy
+
 import numpy as np
 import torch
 import torch.nn.functional as F
@@ -147,29 +149,86 @@ def resolve_device(name: str) -> torch.device:
     return torch.device(name)
 
 
+PRECISIONS = ("float32", "bfloat16", "auto")  # of the search's forward passes
+
+
+def native_bfloat16(device: torch.device | str) -> bool:
+    """True where bfloat16 matrix work runs in hardware: a CUDA GPU that supports it, or a CPU
+    with AVX-512 BF16 / AMX that oneDNN uses (elsewhere bfloat16 would be emulated, and slower)."""
+    device = torch.device(device)
+    if device.type == "cuda":
+        return torch.cuda.is_available() and torch.cuda.is_bf16_supported()
+    return (
+        device.type == "cpu"
+        and torch.backends.mkldnn.is_available()
+        and torch.ops.mkldnn._is_mkldnn_bf16_supported()
+    )
+
+
+def inference_dtype(precision: str, device: torch.device | str) -> torch.dtype:
+    """The dtype of the search's forward passes: ``auto`` takes bfloat16 where it is native."""
+    if precision not in PRECISIONS:
+        raise ValueError(f"precision must be one of {PRECISIONS}, got {precision!r}")
+    if precision == "bfloat16" or (precision == "auto" and native_bfloat16(device)):
+        return torch.bfloat16
+    return torch.float32
+
+
+def weights_version(net: nn.Module) -> int:
+    """Changes whenever a parameter or buffer is modified in place (an optimizer step, a load)."""
+    return sum(t._version for t in net.state_dict(keep_vars=True).values())
+
+
 class NetPolicyValue:
-    """A ``PolicyValue`` for the search: encode, one batched forward pass, masked softmax."""
+    """A ``PolicyValue`` for the search: encode, one batched forward pass, masked softmax.
+
+    With ``precision`` bfloat16 (or ``auto`` on hardware that computes it natively) the passes
+    run on a bfloat16, channels-last copy of the network, rebuilt whenever the training
+    network's weights change; outputs are turned back to float32 before the softmax. Measured
+    by ``scripts/bench_selfplay.py``; tests bound the difference to the float32 outputs.
+    """
 
     def __init__(
-        self, net: TumbleweedNet, rules: Rules, device: torch.device | str = "cpu", max_batch: int = 1024
+        self,
+        net: TumbleweedNet,
+        rules: Rules,
+        device: torch.device | str = "cpu",
+        max_batch: int = 1024,
+        precision: str = "float32",
     ):
         self.net = net
         self.rules = rules
         self.device = torch.device(device)
         self.max_batch = max_batch
+        self.dtype = inference_dtype(precision, self.device)
         self.evaluations = 0
+        self._copy: nn.Module | None = None
+        self._copy_version = -1
+
+    def inference_net(self) -> nn.Module:
+        """The module the passes run on: the network itself in float32, else its low-precision copy."""
+        if self.dtype == torch.float32:
+            return self.net.eval()
+        version = weights_version(self.net)
+        if self._copy is None or version != self._copy_version:
+            net = copy.deepcopy(self.net).eval().to(device=self.device, dtype=self.dtype)
+            self._copy = net.to(memory_format=torch.channels_last)
+            self._copy_version = version
+        return self._copy
 
     @torch.no_grad()
     def __call__(self, state: State) -> tuple[np.ndarray, np.ndarray]:
-        self.net.eval()
+        net = self.inference_net()
         planes = encode(self.rules, state)
         legal = self.rules.legal_mask(state)
         priors = np.empty(legal.shape, dtype=np.float32)
         values = np.empty(len(planes), dtype=np.float32)
         for start in range(0, len(planes), self.max_batch):
             part = slice(start, start + self.max_batch)
-            x = torch.from_numpy(planes[part]).to(self.device)
-            out = self.net(x)
+            x = torch.from_numpy(planes[part]).to(self.device, self.dtype)
+            if self.dtype != torch.float32:
+                x = x.contiguous(memory_format=torch.channels_last)
+            out = net(x)
             logits = out["policy"].float()
             logits = logits.masked_fill(~torch.from_numpy(legal[part]).to(self.device), float("-inf"))
             p = torch.softmax(logits, dim=1)

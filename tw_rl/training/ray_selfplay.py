@@ -117,9 +117,8 @@ class SelfPlayWorker:
         they finish; returns the stats and the network evaluations made."""
         if self.generation != generation:
             payload = load_published(self.run_dir, generation)
-            self.policy_value = NetPolicyValue(
-                net_from_checkpoint(payload, self.device), self.rules, self.device
-            )
+            net = net_from_checkpoint(payload, self.device)
+            self.policy_value = NetPolicyValue(net, self.rules, self.device, precision=self.cfg.precision)
             self.generation = generation
         folder = self.run_dir / "selfplay"
         parallel = self.cfg.selfplay.parallel_games
