@@ -6,9 +6,6 @@ from pathlib import Path
 
 import pytest
 
-from tw_rl.config import TrainingEvalConfig, LearnerConfig, NetConfig, SearchConfigSchema, SelfPlayConfig, TrainConfig
-from tw_rl.training.loop import train
-
 nbformat = pytest.importorskip("nbformat")
 nbclient = pytest.importorskip("nbclient")
 pytest.importorskip("ipykernel")
@@ -16,26 +13,8 @@ pytest.importorskip("ipykernel")
 NOTEBOOK = Path(__file__).resolve().parent.parent / "notebooks" / "analysis.ipynb"
 
 
-def tiny_run(run_dir: Path) -> None:
-    train(
-        TrainConfig(
-            net=NetConfig(name="tiny", blocks=1, channels=8, pool_every=1, head_channels=8),
-            search=SearchConfigSchema(simulations=3, cheap_simulations=2, full_search_fraction=0.5),
-            selfplay=SelfPlayConfig(games_per_generation=2, parallel_games=2),
-            learner=LearnerConfig(batch_size=16, steps_per_generation=2, min_samples=8),
-            eval=TrainingEvalConfig(every=1, games=2, simulations=2, opponents=["random"]),
-            generations=2,
-            run_dir=str(run_dir),
-            device="cpu",
-            threads=1,
-            progress=False,
-        )
-    )
-
-
-def test_the_analysis_notebook_runs_on_a_tiny_run(tmp_path, monkeypatch):
-    run = tmp_path / "run"
-    tiny_run(run)
+def test_the_analysis_notebook_runs_on_a_tiny_run(tmp_path, monkeypatch, tiny_run):
+    run = tiny_run
     monkeypatch.setenv("TW_RUN_DIR", str(run))
     monkeypatch.setenv("TW_EVAL_GAMES", "16")
     monkeypatch.setenv("TW_EVAL_SIMULATIONS", "1")

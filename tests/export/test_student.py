@@ -367,10 +367,10 @@ def test_teacher_games_against_the_baselines_add_positions(tmp_path):
     assert stats.network_wins == 2  # a player that only passes loses
 
 
-def test_cli_export_distils_from_a_run(tmp_path, capsys, monkeypatch):
+def test_cli_export_distils_from_a_run(tmp_path, capsys, monkeypatch, tiny_run):
     from tw_rl import cli
 
-    run = _tiny_teacher_run(tmp_path / "run")
+    run = tiny_run
     monkeypatch.chdir(tmp_path)
     code = cli.main(["export", "--run", str(run), "--steps", "3", "--student-dir", "st", "--out", "sub.py"])
     assert code == 0
