@@ -6,10 +6,13 @@ from __future__ import annotations
 
 import ast
 import base64
+import hashlib
+import json
 import os
 import runpy
 import select
 import shutil
+import struct
 import subprocess
 import sys
 from pathlib import Path
@@ -17,6 +20,7 @@ from pathlib import Path
 import pytest
 
 from tw_rl import cli
+from tw_rl.codecup.evaluation import default_weights
 from tw_rl.codecup.rules import RED, WHITE, Board, Position
 from tw_rl.export import submission, submission_check
 
@@ -219,7 +223,7 @@ def test_size_limit_refuses_and_leaves_nothing(tmp_path, monkeypatch, capsys):
 
 # ------------------------------------------------------------------ (d) weights
 def test_weights_are_embedded_and_handed_over(tmp_path):
-    data = bytes(range(256)) * 40 + b"\x00tail"
+    data = Path(default_weights()).read_bytes()
     weights = tmp_path / "net.bin"
     weights.write_bytes(data)
     info = submission.build_submission(weights=weights, out=tmp_path / "submission.py")
@@ -244,15 +248,59 @@ def test_weights_are_embedded_and_handed_over(tmp_path):
         os.unlink(args[1])
     assert g["_weights_args"](["--weights", "mine.bin"]) == ["--weights", "mine.bin"]
     assert g["_weights_args"](["--wei=mine.bin"]) == ["--wei=mine.bin"]
-    # this build's bot has no network evaluator: the export says so instead of failing
-    from tw_rl.codecup.evaluation import EvaluatorError, make_evaluator
 
-    try:
-        make_evaluator(str(weights))
-        refused = False
-    except EvaluatorError:
-        refused = True
-    assert bool(info.warnings) == refused
+
+def with_header(data: bytes, **changes) -> bytes:
+    """The weights file with header keys changed, lengths and checksum made right again."""
+    header_length, data_length = struct.unpack_from("<II", data, 12)
+    header = json.loads(data[20 : 20 + header_length])
+    header.update(changes)
+    text = json.dumps(header).encode()
+    body = data[:12] + struct.pack("<II", len(text), data_length) + text
+    body += data[20 + header_length : 20 + header_length + data_length]
+    return body + hashlib.sha256(body).digest()
+
+
+def damaged_weights(tmp_path: Path) -> dict[str, Path]:
+    """Weights files the bot refuses: truncated, a flipped byte, another format version, another
+    architecture, not a weights file at all."""
+    good = Path(default_weights()).read_bytes()
+    files = {
+        "truncated": good[: len(good) // 3],
+        "flipped byte": good[:-40] + bytes([good[-40] ^ 0xFF]) + good[-39:],
+        "format version": good[:8] + bytes([good[8] + 1]) + good[9:],
+        "architecture": with_header(good, arch="student-99"),
+        "garbage": b"not a weights file\n" * 10,
+    }
+    paths = {}
+    for name, data in files.items():
+        paths[name] = tmp_path / (name.replace(" ", "-") + ".twnet")
+        paths[name].write_bytes(data)
+    return paths
+
+
+@pytest.mark.parametrize("damage", ["truncated", "flipped byte", "format version", "architecture", "garbage"])
+def test_weights_the_bot_would_refuse_are_refused_and_nothing_is_written(tmp_path, capsys, damage):
+    weights = damaged_weights(tmp_path)[damage]
+    out = tmp_path / "out" / "submission.py"
+    out.parent.mkdir()
+    with pytest.raises(
+        submission.SubmissionError, match="the bot would refuse these weights: .*nothing written"
+    ):
+        submission.build_submission(weights=weights, out=out)
+    assert cli.main(["export", "--weights", str(weights), "--out", str(out)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("error: the bot would refuse these weights")
+    assert list(out.parent.iterdir()) == []
+
+
+def test_weights_for_another_board_size_are_refused(tmp_path):
+    rebuilt = tmp_path / "rebuilt.twnet"  # with_header itself keeps a file the bot takes
+    rebuilt.write_bytes(with_header(Path(default_weights()).read_bytes()))
+    submission.check_weights(rebuilt)
+    with pytest.raises(submission.SubmissionError, match="size-6 board, not size 8"):
+        submission.check_weights(Path(default_weights()), board_size=8)
+    submission.check_weights(Path(default_weights()))  # the shipped student on the CodeCup board: fine
 
 
 # ------------------------------------------------------------------ (e) atomic write

@@ -147,8 +147,6 @@ def run(args: argparse.Namespace) -> int:
     for line in info.summary_lines():
         print(line)
     sys.stdout.flush()
-    for warning in info.warnings:
-        print(f"warning: {warning}", file=sys.stderr)
     if not args.check:
         return 0
     reports = submission_check.check_submission(info.path)

@@ -28,8 +28,9 @@ in-memory hand-over is not possible yet: at start-up the bootstrap writes the by
 private temporary file (same suffix as the original), passes ``--weights <tmp>`` in front of
 the user's options (unless the user gave ``--weights`` himself) and removes the file at exit.
 If the temporary file cannot be written, it says so in one stderr line and plays without
-weights.  A weights file the bot would refuse (wrong format, board size or checksum) is
-reported as a warning by the exporter before it is embedded.
+weights.  A weights file the bot would refuse (damaged, wrong format version, board size,
+architecture or checksum) is refused by the exporter with one line, and nothing is written: a
+submission that dies before its first move is the worst outcome in a competition.
 
 The output is deterministic for given sources, weights and git state (no time stamp), written
 atomically (temporary file beside it, then ``os.replace``), and refused with one line when it
@@ -48,7 +49,7 @@ import importlib.util
 import pkgutil
 import subprocess
 import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
 
@@ -58,6 +59,7 @@ from tw_rl.files import write_atomic
 PACKAGE = "tw_rl.codecup"
 ROOT_PACKAGE = "tw_rl"
 SIZE_LIMIT = 1_474_560  # bytes: the CodeCup's limit on a submitted source file
+BOARD_SIZE = 6  # cells per side of the CodeCup board, where the submission plays
 _ROOT_STUB = '"""tw_rl reduced to the CodeCup bot (a stub package made by tw-rl export)."""\n'
 
 
@@ -76,7 +78,6 @@ class SubmissionInfo:
     sha256: str
     version: str
     commit: str | None
-    warnings: list[str] = field(default_factory=list)
 
     def summary_lines(self) -> list[str]:
         lines = [
@@ -359,16 +360,13 @@ def _read_weights(weights: Path) -> tuple[str, bytes]:
         raise SubmissionError(f"cannot read weights file {weights}: {err.strerror or err}") from None
 
 
-def _weights_warning(weights: Path) -> str | None:
-    """Why the embedded codecup build would refuse this weights file, or None if it takes it."""
+def check_weights(weights: Path, board_size: int = BOARD_SIZE) -> None:
+    """Refuse (``SubmissionError``) a weights file the embedded bot would refuse at start-up, by
+    loading it exactly as the bot does for a game on the ``board_size`` board."""
     try:
-        make_evaluator(str(weights))
-    except Exception as err:  # EvaluatorError now; a later network loader may raise others
-        return (
-            f"the bot cannot use these weights ({err}); they are embedded, "
-            "but the submission will exit 2 at start-up"
-        )
-    return None
+        make_evaluator(str(weights), board_size=board_size)
+    except Exception as err:  # EvaluatorError / WeightsError; any other failure refuses it too
+        raise SubmissionError(f"the bot would refuse these weights: {err}; nothing written") from None
 
 
 def _write(path: Path, data: bytes) -> None:
@@ -382,6 +380,8 @@ def build_submission(weights: Path | None = None, out: Path = Path("submission.p
     """Generate the one-file submission at ``out`` from the current ``tw_rl.codecup`` sources."""
     out = Path(out)
     weights_data = _read_weights(Path(weights)) if weights is not None else None
+    if weights is not None:
+        check_weights(Path(weights))
     if out.is_dir():
         raise SubmissionError(f"output path is a directory: {out}")
     sources, packages = package_sources(PACKAGE)
@@ -402,11 +402,6 @@ def build_submission(weights: Path | None = None, out: Path = Path("submission.p
             f"the submission would be {len(data):,} bytes{extra}: over the CodeCup limit of "
             f"{SIZE_LIMIT:,} bytes; nothing written"
         )
-    warnings = []
-    if weights is not None:
-        warning = _weights_warning(Path(weights))
-        if warning:
-            warnings.append(warning)
     _write(out, data)
     return SubmissionInfo(
         path=out,
@@ -416,5 +411,4 @@ def build_submission(weights: Path | None = None, out: Path = Path("submission.p
         sha256=hashlib.sha256(data).hexdigest(),
         version=version,
         commit=commit,
-        warnings=warnings,
     )
