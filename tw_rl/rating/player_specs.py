@@ -16,11 +16,15 @@ Players (``parse_players``), each a string or a mapping:
   search), in-process with the torch twin of the pure-Python network (``default``: the shipped
   student);
 - ``program:COMMAND``: an outside program speaking the CodeCup protocol, played through
-  the referee (e.g. ``program:python -m tw_rl.codecup --player greedy --time 5``).
+  the referee (e.g. ``program:python -m tw_rl.codecup --player greedy --time 5``);
+- ``release:VERSION[@SECONDS]``: a frozen released submission, ``baselines/tw_rl-VERSION.py`` of
+  the source checkout, on a clock of SECONDS per game (default: the CodeCup clock), played as a
+  program; the fixed opponents of every strength claim.
 
 ``NAME=SPEC`` gives a player its display name. A mapping has ``kind`` (``ckpt`` / ``checkpoint``,
-``weights``, ``student``, ``baseline``, ``program``) and ``path``, ``simulations``, ``seconds``,
-``label`` (random, greedy, mcts), ``playouts``, ``command``, ``name`` as fits the kind.
+``weights``, ``student``, ``baseline``, ``program``, ``release``) and ``path``, ``simulations``,
+``seconds``, ``label`` (random, greedy, mcts), ``playouts``, ``command``, ``version``, ``name``
+as fits the kind.
 """
 
 from __future__ import annotations
@@ -52,14 +56,17 @@ PREFIXES = {
     "student": "student",
     "program": "program",
     "cmd": "program",
+    "release": "release",
 }
 KIND_ALIASES = {**PREFIXES, "baseline": "baseline"}  # the mapping form's ``kind``
 BASELINE_NAMES = ("random", "greedy", "mcts")
 DEFAULT_PLAYOUTS = 200  # mcts without @N
 USAGE = (
-    "use random, greedy, mcts[@N], ckpt:PATH[@N], weights:PATH[@SECONDS], student:PATH or "
-    "program:COMMAND (optionally NAME=...)"
+    "use random, greedy, mcts[@N], ckpt:PATH[@N], weights:PATH[@SECONDS], student:PATH, "
+    "release:VERSION[@SECONDS] or program:COMMAND (optionally NAME=...)"
 )
+# Frozen released submissions (``release:VERSION``): in the source checkout, beside the package.
+RELEASES_DIR = Path(__file__).resolve().parents[2] / "baselines"
 _NAME_PREFIX = re.compile(
     r"^([A-Za-z0-9_.+\-/~]+)=(?=(?:" + "|".join(map(re.escape, [*PREFIXES, *BASELINE_NAMES])) + r")\b)"
 )
@@ -232,15 +239,43 @@ def _weights_file(path: str, label: str) -> Path:
     return Path(path).resolve()
 
 
+def _seconds_suffix(text: str, label: str) -> tuple[str, float]:
+    """Split ``X@SECONDS`` into X and the clock (default: the CodeCup clock)."""
+    head, at, tail = text.rpartition("@")
+    matched = at and re.fullmatch(r"\d+(\.\d*)?", tail)
+    head, seconds = (head, float(tail)) if matched else (text, DEFAULT_BUDGET)
+    if not seconds > 0:
+        raise ArenaError(f"player {label}: the clock must be positive")
+    return head, seconds
+
+
+def release_file(version: str) -> Path:
+    """``baselines/tw_rl-VERSION.py``, or a one-line ``ArenaError`` naming the versions there."""
+    path = RELEASES_DIR / f"tw_rl-{version}.py"
+    if not path.is_file():
+        known = sorted(p.stem.removeprefix("tw_rl-") for p in RELEASES_DIR.glob("tw_rl-*.py"))
+        there = (
+            f"releases here: {', '.join(known)}" if known else f"no {RELEASES_DIR} (a source checkout has it)"
+        )
+        raise ArenaError(f"player release:{version}: no {path.name}; {there}")
+    return path
+
+
+def _release_spec(text: str, name: str = "") -> PlayerSpec:
+    """``VERSION[@SECONDS]``: a frozen released submission on its own clock, as a program."""
+    version, seconds = _seconds_suffix(text, f"release:{text}")
+    argv = (sys.executable, str(release_file(version)), "--time", f"{seconds:g}")
+    command = shlex.join(argv)
+    return PlayerSpec(
+        "program", name or f"release-{version}@{seconds:g}s", command=command, sha256=_program_sha(command)
+    )
+
+
 def _weights_spec(text: str, name: str = "") -> PlayerSpec:
     """``PATH[@SECONDS]``: the CodeCup bot searching with an exported weights file (``default``:
     the shipped student, ``none``: no network), on its own clock of SECONDS per game (default:
     the CodeCup clock), played as a protocol program."""
-    head, at, tail = text.rpartition("@")
-    matched = at and re.fullmatch(r"\d+(\.\d*)?", tail)
-    path, seconds = (head, float(tail)) if matched else (text, DEFAULT_BUDGET)
-    if not seconds > 0:
-        raise ArenaError(f"player weights:{text}: the clock must be positive")
+    path, seconds = _seconds_suffix(text, f"weights:{text}")
     if path == "none":
         weights_args: tuple[str, ...] = ("--no-weights",)
         default = f"bot-noweights@{seconds:g}s"
@@ -277,6 +312,10 @@ def _from_mapping(item: Mapping, simulations: int) -> list[PlayerSpec]:
         return [_weights_spec(f"{path}@{seconds}" if seconds else path, name)]
     if kind == "student":
         return [_student_spec(path, name)]
+    if kind == "release":
+        seconds = item.get("seconds")
+        version = str(item.get("version", ""))
+        return [_release_spec(f"{version}@{seconds}" if seconds else version, name)]
     if kind == "baseline":
         return [_baseline_spec(str(item.get("label", "")), int(item.get("playouts", 0)), name)]
     return [program_spec(str(item.get("command", "")), name)]
@@ -305,6 +344,8 @@ def _from_text(text: str, simulations: int) -> list[PlayerSpec]:
         return [_weights_spec(rest, name)]
     if kind == "student":
         return [_student_spec(rest, name)]
+    if kind == "release":
+        return [_release_spec(rest, name)]
     if kind == "program":
         return [program_spec(rest, name)]
     raise ArenaError(f"player {text!r} is not understood; {USAGE}")
