@@ -132,6 +132,7 @@ class EvaluateConfig:
     size: int = 6  # cells per board side (CodeCup rules)
     simulations: int = 64  # search budget of a checkpoint given without @N (0 = its raw policy)
     time: float = DEFAULT_BUDGET  # referee games: thinking seconds per program per game (CodeCup: 30)
+    memory: int = 2048  # referee games: address-space limit per program in MiB (0 = none)
     device: str = "cpu"  # torch device of the checkpoint players: "cpu", "cuda" or "auto"
     threads: int = 0  # torch CPU threads (0 = torch's default)
     ray_address: str = ""  # "" = play here; "local", "auto", "HOST:PORT": games as Ray tasks there
@@ -151,6 +152,7 @@ class RefereeConfig:
     time: float = DEFAULT_BUDGET  # thinking seconds per program per game (the CodeCup clock, 30)
     notation: str = "diff"  # cell-name reading: "diff" or "sum"
     out: str = ""  # results folder ("" = referee-results/<time stamp>)
+    memory: int = 2048  # address-space limit per program in MiB (RLIMIT_AS; 0 = none): past it, a crash
 
 
 @dataclass

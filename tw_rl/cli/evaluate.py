@@ -50,6 +50,12 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     )
     add("--simulations", type=int, help="checkpoint search budget without @N (default %(default)s)")
     add("--time", type=float, help="referee: seconds per program per game (default %(default)s)")
+    add(
+        "--memory",
+        type=int,
+        metavar="MIB",
+        help="referee: address-space limit per program in MiB, 0 = none (default %(default)s)",
+    )
     add_size_option(parser, defaults.size)
     add("--seed", type=int, help="seed of openings and players (default %(default)s)")
     add("--device", help="torch device of checkpoint players (default %(default)s)")

@@ -44,6 +44,14 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     )
     add_notation_option(parser, defaults.notation)
     parser.add_argument(
+        "--memory",
+        type=int,
+        metavar="MIB",
+        default=defaults.memory,
+        help="address-space limit of each program in MiB; an allocation past it fails and the "
+        "program's crash is its fault (0: no limit; default %(default)s)",
+    )
+    parser.add_argument(
         "--out",
         metavar="DIR",
         default=defaults.out,
@@ -69,6 +77,7 @@ def run(args: argparse.Namespace) -> int:
                 notation=args.notation,
                 out_dir=out,
                 progress=True,
+                memory_mb=args.memory,
             )
     except RefereeError as err:
         raise CliError(str(err)) from None

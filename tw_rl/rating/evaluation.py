@@ -195,8 +195,10 @@ def run_evaluation(cfg: EvaluateConfig, *, log: Callable[[str], None] = print) -
         raise ArenaError(
             f"games must be >= 0, batch_size and jobs >= 1 (got {cfg.games}, {cfg.batch_size}, {cfg.jobs})"
         )
-    if not cfg.time > 0 or cfg.ci_width < 0:
-        raise ArenaError(f"time must be positive and ci_width >= 0 (got {cfg.time}, {cfg.ci_width})")
+    if not cfg.time > 0 or cfg.ci_width < 0 or cfg.memory < 0:
+        raise ArenaError(
+            f"time must be positive, ci_width and memory >= 0 (got {cfg.time}, {cfg.ci_width}, {cfg.memory})"
+        )
     try:
         rules = Rules(cfg.size, "codecup")
     except (ValueError, KeyError) as err:

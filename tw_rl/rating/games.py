@@ -174,8 +174,10 @@ def play_referee_game(
     time_limit: float,
     seed: int,
     cancel: Cancel | None = None,
+    memory_mb: int = 0,
 ) -> ArenaGame:
-    """One game through the referee (in-process players are served as protocol programs)."""
+    """One game through the referee (in-process players are served as protocol programs);
+    ``memory_mb`` > 0: each program's address-space limit."""
     result = play_game(
         rules,
         referee_program(red, rules.size, seed),
@@ -184,6 +186,7 @@ def play_referee_game(
         slot.white_start,
         time_limit,
         cancel=cancel,
+        memory_mb=memory_mb,
     )
     fault = None
     if result.fault is not None:
@@ -200,11 +203,14 @@ def referee_slot_game(
     time_limit: float,
     seed: int,
     cancel: Cancel | None = None,
+    memory_mb: int = 0,
 ) -> ArenaGame:
     """Slot number ``k`` of a pairing through the referee, the players seeded from the pairing's
     seed, the opening and the colour (the same game wherever it is played)."""
     player_seed = (seed + 4 * slot.opening + 2 * (k % 2)) % 2**31  # white gets player_seed + 1
-    return play_referee_game(rules, specs[slot.red], specs[slot.white], slot, time_limit, player_seed, cancel)
+    return play_referee_game(
+        rules, specs[slot.red], specs[slot.white], slot, time_limit, player_seed, cancel, memory_mb
+    )
 
 
 def play_referee_slots(
@@ -218,7 +224,7 @@ def play_referee_slots(
 ) -> None:
     """Play slots through the referee, ``cfg.jobs`` games at once; store each as it ends."""
     games = [
-        functools.partial(referee_slot_game, rules, specs, k, slot, cfg.time, seed, cancel)
+        functools.partial(referee_slot_game, rules, specs, k, slot, cfg.time, seed, cancel, cfg.memory)
         for k, slot in enumerate(slots)
     ]
     play_parallel(games, cfg.jobs, cancel, store, "arena-game")

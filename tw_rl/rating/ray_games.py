@@ -43,7 +43,7 @@ def _play_slots(
         players = {name: make_player(spec, rules, cfg.device) for name, spec in specs.items()}
         return play_batch(rules, players, slots, np.random.default_rng([seed, slots[0].opening]))
     return [
-        referee_slot_game(rules, specs, k, slot, cfg.time, seed)
+        referee_slot_game(rules, specs, k, slot, cfg.time, seed, memory_mb=cfg.memory)
         for k, slot in zip(indices, slots, strict=True)
     ]
 

@@ -66,6 +66,7 @@ class GameResult:
     fault: Fault | None
     thinking: tuple[float, float]  # seconds of thinking
     slowest: tuple[tuple[float, int], tuple[float, int]]  # (seconds, ply) of the slowest answer; ply -1: none
+    max_rss_kib: tuple[int, int] = (0, 0)  # peak memory (VmHWM, KiB) of each program; 0: not measured
 
     def program(self, colour: int) -> Program:
         return self.red if colour == RED else self.white
@@ -108,11 +109,13 @@ def play_game(
     notation: str = "diff",
     cancel: Cancel | None = None,
     stderr_paths: tuple[Path | None, Path | None] = (None, None),
+    memory_mb: int = 0,
 ) -> GameResult:
     """Play one game between two programs and judge it (CodeCup rules and protocol).
 
     ``time_limit`` is each player's thinking budget in seconds. ``stderr_paths`` keep what the
-    programs write to stderr (files left only when not empty). Raises MatchInterrupted when
+    programs write to stderr (files left only when not empty). ``memory_mb`` > 0 limits each
+    program's address space (an allocation past it fails: a crash). Raises MatchInterrupted when
     ``cancel`` is set during the game. Both programs are dead when this returns or raises.
     """
     if not rules.codecup:
@@ -122,8 +125,8 @@ def play_game(
     starts = [cell_name(grid, red_start, notation), cell_name(grid, white_start, notation)]
     players: list[PlayerProcess] = []
     try:
-        players.append(PlayerProcess(red, stderr_paths[0], cancel))
-        players.append(PlayerProcess(white, stderr_paths[1], cancel))
+        players.append(PlayerProcess(red, stderr_paths[0], cancel, memory_mb))
+        players.append(PlayerProcess(white, stderr_paths[1], cancel, memory_mb))
         players[0].pending = [*starts, "Start"]
         players[1].pending = list(starts)
         moves: list[int] = []
@@ -144,6 +147,8 @@ def play_game(
             for colour, p in zip((RED, WHITE), players, strict=True)
             if fault is None or fault.kind not in ("crash", "timeout") or fault.colour != colour
         ]
+        for player in players:
+            player.sample_memory()  # its peak so far, while it still lives
         for player in quitters:
             player.send(["Quit"])
         deadline = time.monotonic() + QUIT_GRACE_S
@@ -164,6 +169,7 @@ def play_game(
             fault=fault,
             thinking=(players[0].used, players[1].used),
             slowest=(players[0].slowest, players[1].slowest),
+            max_rss_kib=(players[0].max_rss_kib, players[1].max_rss_kib),
         )
     finally:
         for player in players:

@@ -65,6 +65,7 @@ class ProgramStats:
     points: int = 0
     slowest_move: tuple[float, int, int] = (0.0, 0, -1)  # (seconds, game, ply)
     slowest_game: tuple[float, int] = (0.0, 0)  # (thinking seconds, game)
+    peak_memory: tuple[int, int] = (0, 0)  # (max RSS in KiB, game)
 
     @property
     def mean_points(self) -> float:
@@ -97,6 +98,7 @@ class ProgramStats:
                 "ply": self.slowest_move[2],
             },
             "slowest_game": {"seconds": round(self.slowest_game[0], 4), "game": self.slowest_game[1]},
+            "peak_memory": {"mib": round(self.peak_memory[0] / 1024, 1), "game": self.peak_memory[1]},
         }
 
 
@@ -129,6 +131,7 @@ class MatchResult:
                 seconds, ply = game.slowest[i]
                 s.slowest_move = max(s.slowest_move, (seconds, number, ply), key=lambda m: m[0])
                 s.slowest_game = max(s.slowest_game, (game.thinking[i], number), key=lambda m: m[0])
+                s.peak_memory = max(s.peak_memory, (game.max_rss_kib[i], number), key=lambda m: m[0])
         return stats
 
     def crash_hint(self) -> str | None:
@@ -193,6 +196,7 @@ def game_summary(number: int, game: GameResult, seed: int, notation: str = "diff
         "fault": fault,
         "thinking": by_colour(*(round(seconds, 4) for seconds in game.thinking)),
         "slowest": by_colour(*({"seconds": round(seconds, 4), "ply": ply} for seconds, ply in game.slowest)),
+        "max_rss_kib": by_colour(*game.max_rss_kib),
         "plies": len(game.moves),
     }
 
@@ -282,13 +286,15 @@ def run_match(
     notation: str = "diff",
     out_dir: Path | str | None = None,
     progress: bool = False,
+    memory_mb: int = 0,
 ) -> MatchResult:
     """Play ``games`` games between A and B and return them with the settings.
 
     Game n (from 1) uses opening (n - 1) // 2; A is red in odd-numbered games. With ``out_dir``
     every finished game is written as it ends (``game-00001.txt``, a line of ``results.jsonl``)
     and ``summary.json`` at the end, also after Ctrl-C, which kills every program and re-raises.
-    ``progress`` shows a tqdm bar on stderr. Bad settings raise RefereeError before anything runs.
+    ``progress`` shows a tqdm bar on stderr. ``memory_mb`` > 0: each program's address-space
+    limit. Bad settings raise RefereeError before anything runs.
     """
     if games < 1 or jobs < 1:
         raise RefereeError(f"--games and --jobs must be at least 1 (got {games} and {jobs})")
@@ -296,6 +302,8 @@ def run_match(
         raise RefereeError(f"--time must be a positive number of seconds, got {time_limit}")
     if seed < 0:
         raise RefereeError(f"--seed must be >= 0, got {seed}")
+    if memory_mb < 0:
+        raise RefereeError(f"--memory must be >= 0 MiB (0: no limit), got {memory_mb}")
     if size not in SIZES or notation not in NOTATIONS:
         raise RefereeError(f"size must be one of {SIZES} and notation one of {NOTATIONS}")
     if a.name == b.name:
@@ -311,6 +319,7 @@ def run_match(
         "time": time_limit,
         "jobs": jobs,
         "notation": notation,
+        "memory_mb": memory_mb,
     }
     match = MatchResult((a, b), settings, {}, out)
     cancel = Cancel()
@@ -334,6 +343,7 @@ def run_match(
             notation=notation,
             cancel=cancel,
             stderr_paths=stderr_paths,
+            memory_mb=memory_mb,
         )
         if out is not None and results_file is not None:
             write_atomic(out / GAME_FILE.format(number), game_record(number, game, seed, notation))
@@ -405,7 +415,8 @@ def format_table(match: MatchResult) -> str:
     rows.append("win rate = (wins + draws / 2) / games; 95% CI: Wilson score interval")
     for s in stats.values():
         faults = ", ".join(f"{kind} {count}" for kind, count in sorted(s.faults.items())) or "none"
-        rows.append(f"{s.name}: {s.command}  [faults: {faults}]")
+        memory = f"; peak memory {s.peak_memory[0] / 1024:.1f} MiB (g{s.peak_memory[1]})" if s.games else ""
+        rows.append(f"{s.name}: {s.command}  [faults: {faults}{memory}]")
     if match.out_dir is not None:
         rows.append(f"results in {match.out_dir}")
     return "\n".join(rows)

@@ -1,16 +1,29 @@
 """The program process: one CodeCup-protocol program run by the referee, with its clock.
 
-A program runs as a subprocess in a process group of its own (so killing it kills its children
-too). A reader thread stamps each line of its output as it arrives, so a player's clock runs
-from the moment the referee starts writing a request to it until its answer line has been
-read; the referee's own work is never charged to a player. A player whose total passes its
-budget is killed the moment it does, answer or no answer.
+A program runs as a subprocess in a session and process group of its own. A reader thread
+stamps each line of its output as it arrives, so a player's clock runs from the moment the
+referee starts writing a request to it until its answer line has been read; the referee's own
+work is never charged to a player. A player whose total passes its budget is killed the moment
+it does, answer or no answer.
+
+Hostile programs: a program whose own process exits while a child of it still holds its output
+open is a crash at once (not a time-out), and that child is killed; when the referee is done
+with a program it kills its process group, then anything left in its session or holding its
+output pipe (a child that called setsid), and reaps it. The peak memory of the program's own
+process (VmHWM) is sampled after every answer and at the end of the game. At most
+``MAX_QUEUED`` unread lines are buffered (a program flooding its output is then blocked on its
+pipe, not the referee's memory filled); a line longer than ``MAX_LINE`` is garbage.
+``memory_mb`` puts an address-space limit (``RLIMIT_AS``) on the program, so that one
+allocating without bound fails (a crash) instead of taking the machine's memory.
 """
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import os
 import queue
+import resource
 import shlex
 import shutil
 import signal
@@ -26,6 +39,9 @@ from tw_rl.files import file_sha256
 
 POLL_S = 0.25  # how often a waiting game looks at the cancel switch
 MAX_LINE = 4096  # an answer longer than this is garbage; the reader stops buffering it
+MAX_QUEUED = 256  # unread lines buffered per program; then the reader stops reading its pipe
+MAX_ANSWER = 200  # characters of a garbage answer kept in the fault (records, messages)
+REAP_S = 2.0  # how long close() waits for the program's output to close after killing it
 
 
 class RefereeError(ValueError):
@@ -104,6 +120,60 @@ def kill_group(proc: subprocess.Popen) -> None:
         pass
 
 
+def stragglers(session: int, pipe: str) -> list[int]:
+    """Processes (not this one) in session ``session`` or holding the pipe ``pipe``
+    (``pipe:[inode]``), found in /proc: what a process-group kill misses (a child that moved
+    to another group, or called setsid and kept the pipe). [] where /proc is missing."""
+    found = []
+    me = os.getpid()
+    try:
+        pids = [int(name) for name in os.listdir("/proc") if name.isdigit()]
+    except OSError:
+        return []
+    for pid in pids:
+        if pid == me:
+            continue
+        try:
+            with open(f"/proc/{pid}/stat", "rb") as handle:
+                fields = handle.read().rsplit(b")", 1)[1].split()
+            if fields[0] == b"Z":
+                continue  # already dead, waiting to be reaped
+            if int(fields[4]) == session:
+                found.append(pid)
+                continue
+            fds = f"/proc/{pid}/fd"
+            for fd in os.listdir(fds):
+                with contextlib.suppress(OSError):
+                    if os.readlink(f"{fds}/{fd}") == pipe:
+                        found.append(pid)
+                        break
+        except (OSError, IndexError, ValueError):
+            continue  # gone meanwhile, or not ours to look at
+    return found
+
+
+def vm_hwm_kib(pid: int) -> int:
+    """The peak resident memory (VmHWM) of a living process in KiB; 0 when it cannot be read
+    (gone, a zombie, no /proc)."""
+    try:
+        with open(f"/proc/{pid}/status", "rb") as handle:
+            for line in handle:
+                if line.startswith(b"VmHWM:"):
+                    return int(line.split()[1])
+    except (OSError, ValueError, IndexError):
+        pass
+    return 0
+
+
+def _limit_memory(limit_bytes: int) -> None:
+    """In the child, before exec: cap its address space (inherited by its children), never
+    above a hard limit already set."""
+    _, hard = resource.getrlimit(resource.RLIMIT_AS)
+    if hard != resource.RLIM_INFINITY:
+        limit_bytes = min(limit_bytes, hard)
+    resource.setrlimit(resource.RLIMIT_AS, (limit_bytes, limit_bytes))
+
+
 class Answer(NamedTuple):
     text: str | None  # the line the program printed, stripped (None when there is none)
     kind: str | None  # a fault found before the line could be judged: garbage, crash, timeout
@@ -113,18 +183,28 @@ class Answer(NamedTuple):
 class PlayerProcess:
     """One running program: pipes, a reader thread, the lines it is owed, its clock."""
 
-    def __init__(self, program: Program, stderr_path: Path | None, cancel: Cancel | None) -> None:
+    def __init__(
+        self, program: Program, stderr_path: Path | None, cancel: Cancel | None, memory_mb: int = 0
+    ) -> None:
         self.program = program
         self.cancel = cancel
-        self.lines: queue.Queue[tuple[float, bytes | None]] = queue.Queue()
+        self.memory_mb = memory_mb
+        self.lines: queue.Queue[tuple[float, bytes | None]] = queue.Queue(MAX_QUEUED)
         self.pending: list[str] = []  # protocol lines to send with the next request
         self.used = 0.0  # seconds of thinking so far
         self.slowest = (0.0, -1)  # (seconds, ply) of its slowest answer
+        self.max_rss_kib = 0  # peak resident memory (VmHWM, KiB) of the program's own process, as sampled
+        self.partial = b""  # output after its last newline (what the reader holds back)
         self.start_error: str | None = None
         self.stderr_path = stderr_path
         self.stderr: IO[bytes] = open(stderr_path, "w+b") if stderr_path else tempfile.TemporaryFile()
         self.proc: subprocess.Popen | None = None
         self.reader: threading.Thread | None = None
+        self.pipe = ""  # "pipe:[inode]" of its output, to find processes still holding it
+        self._closing = threading.Event()
+        preexec = None
+        if memory_mb > 0:
+            preexec = functools.partial(_limit_memory, memory_mb << 20)
         try:
             self.proc = subprocess.Popen(
                 program.argv,
@@ -133,15 +213,29 @@ class PlayerProcess:
                 stderr=self.stderr,
                 bufsize=0,
                 start_new_session=True,
+                preexec_fn=preexec,
             )
-        except OSError as err:
-            self.start_error = f"cannot start {program.argv[0]!r}: {err.strerror or err}"
+        except (OSError, subprocess.SubprocessError) as err:
+            reason = getattr(err, "strerror", None) or err
+            self.start_error = f"cannot start {program.argv[0]!r}: {reason}"
             self.lines.put((time.monotonic(), None))
             return
+        assert self.proc.stdout is not None
+        self.pipe = f"pipe:[{os.fstat(self.proc.stdout.fileno()).st_ino}]"
         if cancel is not None:
             cancel.register(self.proc)
         self.reader = threading.Thread(target=self._read, name=f"referee-read-{program.name}", daemon=True)
         self.reader.start()
+
+    def _put(self, item: tuple[float, bytes | None]) -> bool:
+        """Queue an item, waiting while the queue is full; False once the program is closed."""
+        while not self._closing.is_set():
+            try:
+                self.lines.put(item, timeout=POLL_S)
+                return True
+            except queue.Full:
+                continue
+        return False
 
     def _read(self) -> None:
         """Queue (arrival time, line) for every line of output, then (time, None) at its end."""
@@ -156,16 +250,21 @@ class PlayerProcess:
                 now = time.monotonic()
                 *lines, buffer = (buffer + chunk).split(b"\n")
                 for line in lines:
-                    self.lines.put((now, line))
+                    if not self._put((now, line)):
+                        return
                 if len(buffer) > MAX_LINE:
-                    self.lines.put((now, buffer))
+                    if not self._put((now, buffer)):
+                        return
                     buffer = b""
+                self.partial = buffer
         except OSError:
             pass
         finally:
-            if buffer:
-                self.lines.put((time.monotonic(), buffer))
-            self.lines.put((time.monotonic(), None))
+            if buffer and not self._closing.is_set():
+                self._put((time.monotonic(), buffer))
+            self.partial = b""
+            if not self._closing.is_set():
+                self._put((time.monotonic(), None))
             self.proc.stdout.close()
 
     def send(self, lines: list[str]) -> bool:
@@ -190,7 +289,7 @@ class PlayerProcess:
         else:
             if early is None:
                 return Answer(None, "crash", self.exit_detail())
-            text = decode(early)
+            text = decode(early)[:MAX_ANSWER]
             return Answer(text, "garbage", f"printed {shorten(text)!r} before it was asked for a move")
         lines, self.pending = self.pending, []
         start = time.monotonic()
@@ -206,6 +305,10 @@ class PlayerProcess:
             except queue.Empty:
                 if self.cancel is not None and self.cancel.is_set():
                     raise MatchInterrupted from None
+                if self._exited():
+                    # Gone, but something (a child of it) holds its output open: kill that too,
+                    # so that the reader sees the end (after any line written before it).
+                    self._kill_all()
                 continue
             break
         if self.cancel is not None and self.cancel.is_set():
@@ -215,16 +318,40 @@ class PlayerProcess:
             return self._time_out(seconds, budget, ply)
         self.used += seconds
         self.slowest = max(self.slowest, (seconds, ply))
+        self.sample_memory()
         if line is None:
             return Answer(None, "crash", self.exit_detail())
-        return Answer(decode(line), None, "")
+        return Answer(decode(line)[:MAX_ANSWER], None, "")
 
     def _time_out(self, seconds: float, budget: float, ply: int) -> Answer:
         assert self.proc is not None
+        partial = decode(self.partial)
         kill_group(self.proc)
         self.used += seconds
         self.slowest = max(self.slowest, (seconds, ply))
-        return Answer(None, "timeout", f"used {self.used:.3f} s of its {budget:g} s and was killed")
+        detail = f"used {self.used:.3f} s of its {budget:g} s and was killed"
+        if partial:
+            detail += f" (it had printed {shorten(partial)!r} without a newline)"
+        return Answer(None, "timeout", detail)
+
+    def _exited(self) -> bool:
+        """Whether the program's own process has exited (peeked: not reaped)."""
+        if self.proc is None:
+            return True
+        try:
+            info = os.waitid(os.P_PID, self.proc.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT)
+        except ChildProcessError:
+            return True
+        return info is not None
+
+    def _kill_all(self) -> None:
+        """Kill the program's group, then whatever is left in its session or on its pipe."""
+        if self.proc is None:
+            return
+        kill_group(self.proc)
+        for pid in stragglers(self.proc.pid, self.pipe):
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(pid, signal.SIGKILL)
 
     def exit_detail(self) -> str:
         """Why the program is gone: its exit status (if known soon) and its last stderr line."""
@@ -247,6 +374,8 @@ class PlayerProcess:
                 break
             time.sleep(0.01)
         last = self.stderr_tail()
+        if self.memory_mb and last and ("MemoryError" in last or "alloc" in last.lower()):
+            last += f"; memory limit {self.memory_mb} MiB"
         return f"{status}{f' ({last})' if last else ''}"
 
     def stderr_tail(self, limit: int = 200) -> str:
@@ -257,25 +386,42 @@ class PlayerProcess:
         lines = [line.strip() for line in tail.splitlines() if line.strip()]
         return shorten(lines[-1], limit) if lines else ""
 
+    def sample_memory(self) -> None:
+        """Take the program's peak resident memory so far (VmHWM) into ``max_rss_kib``.
+
+        VmHWM is the high-water mark of the process's own memory since its exec, so a reading
+        while it lives covers its whole life until then. (Not ``ru_maxrss`` from wait4: a child
+        forked from a large referee process inherits the parent's size there before its exec.)
+        """
+        if self.proc is None or self.proc.returncode is not None:
+            return
+        self.max_rss_kib = max(self.max_rss_kib, vm_hwm_kib(self.proc.pid))
+
     def finish(self, wait: float) -> None:
         """Wait up to ``wait`` seconds for the program to close its output (after Quit)."""
         if self.reader is not None:
             self.reader.join(max(0.0, wait))
 
     def close(self) -> None:
-        """Kill the program's group, reap it, and drop an empty stderr log."""
+        """Kill the program (its group, session and whatever holds its output), reap it, stop
+        the reader, and drop an empty stderr log. Idempotent."""
+        if self.stderr.closed:
+            return
         if self.proc is not None:
             kill_group(self.proc)
+            if self.reader is not None:
+                self.reader.join(POLL_S)
+                if self.reader.is_alive():  # something outside the group holds the pipe
+                    self._kill_all()
             if self.cancel is not None:
                 self.cancel.unregister(self.proc)
             self.proc.wait()
+            self._closing.set()  # a reader blocked on a full queue gives up
             if self.reader is not None:
-                self.reader.join(1.0)
+                self.reader.join(REAP_S)
             if self.proc.stdin is not None:
-                try:
+                with contextlib.suppress(OSError):
                     self.proc.stdin.close()
-                except OSError:
-                    pass
         empty = os.fstat(self.stderr.fileno()).st_size == 0
         self.stderr.close()
         if empty and self.stderr_path is not None:

@@ -1,0 +1,184 @@
+"""Hostile programs in the referee: each misbehaviour is the offender's fault with its reason, the
+game gets the CodeCup forfeit score, the other program is not held up, and no process of the
+hostile program (children included) is left when the game is over.
+
+The programs are ``tests/programs/hostile.py MODE``; each is started with a ``--pidfile`` in the
+test's own folder, which also tags its command line, so the process check below finds exactly
+this test's processes (forked children share the parent's command line)."""
+
+from __future__ import annotations
+
+import json
+import math
+import shlex
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from tw_rl.codecup import rules as scalar
+from tw_rl.core.notation import parse_cell
+from tw_rl.core.rules import Rules
+from tw_rl.core.state import RED, WHITE
+from tw_rl.referee.game import play_game
+from tw_rl.referee.match import run_match
+from tw_rl.referee.process import MAX_ANSWER, Program
+
+PROGRAMS = Path(__file__).resolve().parents[1] / "programs"
+HOSTILE = PROGRAMS / "hostile.py"
+FIRST_LEGAL = PROGRAMS / "first_legal.py"
+RULES = Rules(6, "codecup")
+C3, H8 = parse_cell(RULES.grid, "C3"), parse_cell(RULES.grid, "H8")
+CLOCK = 2.0  # seconds per player: the hang and no-newline cases wait this long
+
+
+def hostile(name: str, mode: str, pidfile: Path, *options: str) -> Program:
+    return Program.parse(
+        name, shlex.join([sys.executable, str(HOSTILE), mode, "--pidfile", str(pidfile), *options])
+    )
+
+
+def first_legal(name: str, pidfile: Path, *options: str) -> Program:
+    return Program.parse(
+        name, shlex.join([sys.executable, str(FIRST_LEGAL), "--pidfile", str(pidfile), *options])
+    )
+
+
+def living(tag: str) -> list[int]:
+    """Processes (zombies excluded) whose command line contains ``tag``."""
+    found = []
+    for name in Path("/proc").iterdir():
+        if not name.name.isdigit():
+            continue
+        try:
+            cmdline = (name / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+            state = (name / "stat").read_text().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            continue
+        if tag in cmdline and state != "Z":
+            found.append(int(name.name))
+    return found
+
+
+def assert_nothing_left(tag: str, wait: float = 3.0) -> None:
+    deadline = time.monotonic() + wait
+    while living(tag) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert living(tag) == [], f"processes left behind: {living(tag)}"
+
+
+def forfeit_points(moves: list[int], offender: int) -> tuple[int, int]:
+    """The CodeCup forfeit score after ``moves`` from C3/H8, by the scalar engine."""
+    board = scalar.Board(6)
+    position = scalar.Position.start(board, C3, H8)
+    for move in moves:
+        position.play(move)
+    red_cells, white_cells = position.territory()
+    neutral = board.num_cells - len(set(red_cells) | set(white_cells))
+    own = len(white_cells) if offender == RED else len(red_cells)
+    points = 200 + own + math.floor(0.9 * neutral)
+    return (0, points) if offender == RED else (points, 0)
+
+
+# mode, colour of the hostile program, fault kind, its ply, words of the detail, options, memory
+CASES = [
+    ("startup-crash", RED, "crash", 0, "status 4", (), 0),
+    ("startup-crash", WHITE, "crash", 1, "crashing at start-up", (), 0),
+    ("hang", RED, "timeout", 0, "was killed", (), 0),
+    ("flood-line", RED, "garbage", 0, "is not a move", ("--mb", "4"), 0),
+    ("flood-lines", WHITE, "garbage", 1, "is not a move", ("--mb", "4"), 0),
+    ("flood-forever", WHITE, "garbage", 1, "", (), 0),
+    ("no-newline", RED, "timeout", 0, "without a newline", (), 0),
+    ("early", WHITE, "garbage", 1, "before it was asked", (), 0),
+    ("fork-exit", RED, "crash", 0, "exited", (), 0),
+    ("fork-escape", WHITE, "crash", 1, "exited", (), 0),
+    ("memory", RED, "crash", 0, "memory limit 512 MiB", ("--mb", "1024"), 512),
+]
+
+
+@pytest.mark.parametrize(
+    ("mode", "colour", "kind", "ply", "words", "options", "memory"),
+    CASES,
+    ids=[f"{c[0]}-{'red' if c[1] == RED else 'white'}" for c in CASES],
+)
+def test_hostile_program_is_a_fault_and_leaves_nothing(
+    tmp_path, mode, colour, kind, ply, words, options, memory
+):
+    pidfile = tmp_path / f"pids-{mode}"
+    bad = hostile("bad", mode, pidfile, *options)
+    # "early" prints at its start-up: red takes a second over its first move, so that the line
+    # surely comes before white is asked (the game ends at white's first turn).
+    good = first_legal("good", pidfile, *(("--delay", "1.0") if mode == "early" else ()))
+    red, white = (bad, good) if colour == RED else (good, bad)
+    started = time.monotonic()
+    game = play_game(RULES, red, white, C3, H8, time_limit=CLOCK, memory_mb=memory)
+    elapsed = time.monotonic() - started
+    assert game.fault is not None and game.end == "fault"
+    assert (game.fault.kind, game.fault.colour, game.fault.ply) == (kind, colour, ply), game.fault
+    assert words in game.fault.detail
+    assert game.fault.answer is None or len(game.fault.answer) <= MAX_ANSWER
+    assert game.points == forfeit_points(game.moves, colour)
+    assert game.winner == 3 - colour
+    # The other program is not held up: its clock holds only its own (quick) answers.
+    assert game.thinking[2 - colour] < 1.0 + (mode == "early")
+    if kind != "timeout":  # found at once, not by waiting out the clock
+        assert elapsed < CLOCK + 1.5
+        assert game.thinking[colour - 1] < CLOCK
+    assert elapsed < CLOCK + 3.0  # the clock, start-up and the Quit grace at most
+    assert_nothing_left(str(pidfile))
+    pids = [int(line) for line in pidfile.read_text().split()]
+    assert len(pids) >= 2 + mode.startswith("fork")  # both programs (and the forked child) ran
+
+
+def test_memory_peak_is_recorded_per_program(tmp_path):
+    pidfile = tmp_path / "pids"
+    game = play_game(
+        RULES, first_legal("A", pidfile), hostile("B", "stderr-flood", pidfile, "--mb", "1"), C3, H8, CLOCK
+    )
+    assert game.fault is None
+    # A Python interpreter with the scalar engine: some MiB, far from a GiB.
+    assert all(4 * 1024 < kib < 512 * 1024 for kib in game.max_rss_kib), game.max_rss_kib
+    assert_nothing_left(str(pidfile))
+
+
+def test_match_of_hostile_programs_keeps_going_and_files_every_fault(tmp_path):
+    """Through ``run_match`` (two at a time): every game is scored and filed, with the fault,
+    the memory peaks and the stderr log of the crash; nothing is left running."""
+    pidfile = tmp_path / "pids"
+    out = tmp_path / "match"
+    match = run_match(
+        hostile("A", "fork-escape", pidfile),
+        first_legal("B", pidfile),
+        games=4,
+        time_limit=CLOCK,
+        jobs=2,
+        out_dir=out,
+        memory_mb=1024,
+    )
+    stats = match.stats()
+    assert stats["A"].faults == {"crash": 4} and stats["B"].wins == 4
+    results = [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]
+    assert sorted(r["game"] for r in results) == [1, 2, 3, 4]
+    for r in results:
+        assert r["fault"]["kind"] == "crash" and r["fault"]["program"] == "A"
+        assert r["max_rss_kib"]["red" if r["red"]["program"] == "B" else "white"] > 0
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["settings"]["memory_mb"] == 1024
+    assert summary["stats"]["B"]["peak_memory"]["mib"] > 0
+    assert_nothing_left(str(pidfile))
+
+
+def test_flooding_opponent_does_not_fill_the_referees_memory(tmp_path):
+    """A program flooding its output while the other one thinks is blocked on its pipe (the
+    referee buffers a bounded number of lines), and loses when its turn comes."""
+    import resource
+
+    pidfile = tmp_path / "pids"
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    slow = first_legal("slow", pidfile, "--delay", "1.0")
+    game = play_game(RULES, slow, hostile("flood", "flood-forever", pidfile), C3, H8, time_limit=CLOCK)
+    assert game.fault is not None and (game.fault.kind, game.fault.colour) == ("garbage", WHITE)
+    grown_mib = (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before) / 1024
+    assert grown_mib < 64, f"the referee grew by {grown_mib:.0f} MiB"
+    assert_nothing_left(str(pidfile))
