@@ -1,5 +1,5 @@
 """scripts/mutate.py: its mutant lists are well formed; ``-m slow`` runs the rules set for real
-(about five minutes on one core) and wants every mutant killed unless marked equivalent."""
+(about four minutes on one free core) and wants every mutant killed unless marked equivalent."""
 
 from __future__ import annotations
 
