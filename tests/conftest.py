@@ -5,10 +5,35 @@ tiny trained run is built once per session (``tiny_trained_run``; ``tiny_run`` c
 
 from __future__ import annotations
 
+import os
 import shutil
 from pathlib import Path
 
 import pytest
+
+try:
+    from hypothesis import HealthCheck, settings
+except ImportError:  # a bare environment for the core/codecup tests: no property tests there
+    settings = None
+
+# Hypothesis profiles. ``ci`` (the default): derandomized, so every run draws the same examples
+# (a failure is reproducible and a pass means the same thing twice), no example database, no
+# deadline (a shared 2-core machine), 40 examples per property. ``long``, for a local search
+# for counterexamples: random draws, 2,000 examples per property, failures kept in the database:
+#     HYPOTHESIS_PROFILE=long python -m pytest tests/core/test_core_properties.py
+# Property tests leave max_examples and deadline to the profile.
+if settings is not None:
+    settings.register_profile(
+        "ci", derandomize=True, database=None, deadline=None, max_examples=40, print_blob=True
+    )
+    settings.register_profile(
+        "long",
+        deadline=None,
+        max_examples=2000,
+        suppress_health_check=[HealthCheck.too_slow],
+        print_blob=True,
+    )
+    settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 try:
     import torch

@@ -209,7 +209,7 @@ def test_the_evaluate_config_takes_overrides_and_rejects_typos():
             EvaluateConfig,
         )
         assert cfg.games == 8 and cfg.players == ["random", {"kind": "baseline", "label": "greedy"}]
-        with pytest.raises(ConfigCompositionException):
+        with pytest.raises(ConfigCompositionException, match="Could not override 'gamez'"):
             compose("evaluate", ["gamez=3"])
         with pytest.raises(Exception, match="Key 'gamez' not in"):
             from_composed(compose("evaluate", ["+gamez=3"]), EvaluateConfig)

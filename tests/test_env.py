@@ -29,6 +29,11 @@ def random_action(mask, rng):
     return int(rng.choice(np.flatnonzero(mask)))
 
 
+def winner_by_points(red: float, white: float) -> str:
+    """The winner's name as both variants decide it: more points wins, equal points draw."""
+    return "red" if red > white else "white" if white > red else "draw"
+
+
 def seat_margin(env, seat):
     """The final normalized territory margin from ``seat``'s point of view."""
     state = env.unwrapped.state
@@ -156,7 +161,8 @@ def test_selfplay_seat_rewards_are_opposite_at_a_decisive_end(variant):
             mover = info["current_seat"]
             obs, reward, terminated, truncated, info = env.step(random_action(obs["action_mask"], rng))
             assert not truncated and reward == info["rewards"][mover]
-        assert info["winner"] in ("red", "white", "draw") and info["score"].shape == (2,)
+        red_points, white_points = info["score"].tolist()
+        assert info["winner"] == winner_by_points(red_points, white_points), (info["winner"], info["score"])
         if info["winner"] != "draw":
             decisive += 1
             assert sorted(info["rewards"].tolist()) == [-1.0, 1.0]
@@ -214,7 +220,14 @@ def test_shaped_rewards_sum_to_final_margin_plus_terminal(mode):
             totals += info["rewards"]
             agent_total += reward
         terminal = plain_step[4]["rewards"]
-        assert np.abs(terminal).sum() in (0.0, 2.0)
+        # +1 / -1 by seat for the winner, 0 / 0 for a draw: exactly what the final points say.
+        winner = winner_by_points(*plain_step[4]["score"].tolist())
+        red_seat = int(plain.unwrapped.state.red_seat[0])
+        expected = np.zeros(2)
+        if winner != "draw":
+            winning_seat = red_seat if winner == "red" else 1 - red_seat
+            expected[winning_seat], expected[1 - winning_seat] = 1.0, -1.0
+        assert terminal.tolist() == expected.tolist(), (winner, terminal)
         for seat in (0, 1):
             assert totals[seat] == pytest.approx(seat_margin(env, seat) + terminal[seat], abs=1e-5)
         if mode == "opponent":
@@ -229,7 +242,9 @@ def test_illegal_action_forfeits():
     obs, reward, terminated, truncated, info = env.step(illegal)
     assert terminated and not truncated and reward == -1.0
     assert info["rewards"].tolist() == [-1.0, 1.0]
-    assert info["winner"] == "white" and info["score"][0] == 0 and info["score"][1] >= 200
+    # Red forfeits at ply 0, when both territories are empty: white gets 200 + 0 + floor(0.9 * 91).
+    assert env.unwrapped.rules.grid.num_cells == 91
+    assert info["winner"] == "white" and info["score"].tolist() == [0, 200 + (9 * 91) // 10] == [0, 281]
     # Against an opponent the agent's forfeit is its loss too.
     env = TumbleweedEnv(mode="opponent")
     obs, info = env.reset(seed=4, options={"agent_seat": 0})

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
 import pytest
 from helpers import random_positions
@@ -110,7 +112,6 @@ def positions(draw):
     return grid, owner.astype(np.int8), height
 
 
-@settings(max_examples=60, deadline=None)
 @given(positions())
 def test_sight_matches_walking_the_rays(position):
     grid, owner, _ = position
@@ -120,7 +121,6 @@ def test_sight_matches_walking_the_rays(position):
         assert sight[1, cell] == naive_sight(grid, owner, cell, WHITE)
 
 
-@settings(max_examples=40, deadline=None)
 @given(positions())
 def test_batched_territory_matches_one_move_at_a_time(position):
     grid, owner, height = position
@@ -129,7 +129,6 @@ def test_batched_territory_matches_one_move_at_a_time(position):
     assert (territory[1] == naive_territory(grid, owner, height, WHITE)).all()
 
 
-@settings(max_examples=40, deadline=None)
 @given(positions(), st.sampled_from(["codecup", "official"]))
 def test_legal_mask_properties(position, variant):
     grid, owner, height = position
@@ -148,3 +147,13 @@ def test_legal_mask_properties(position, variant):
     if cells.any():
         c = int(np.flatnonzero(legal)[0])
         assert after.owner[0, c] == RED and after.height[0, c] == s_red[c]
+
+
+def test_property_tests_are_derandomized_by_default():
+    """tests/conftest.py loads the ``ci`` profile unless HYPOTHESIS_PROFILE names another: the
+    same examples on every run, none replayed from a local database."""
+    if os.environ.get("HYPOTHESIS_PROFILE", "ci") != "ci":
+        pytest.skip(f"profile {os.environ['HYPOTHESIS_PROFILE']} chosen")
+    current = settings()
+    assert current.derandomize and current.database is None and current.deadline is None
+    assert current.max_examples == 40

@@ -204,7 +204,7 @@ def test_results_database(tmp_path):
         assert db.taken_slots(clash.id, a.id, 6) == {(0, a.id)}
         assert db.count_games([a.id, clash.id], 6) == 1 and db.count_games([a.id], 6) == 0
         assert db.outcomes(6) == [Outcome("random", clash.name, 1.0)]
-        with pytest.raises(ValueError):
+        with pytest.raises(ValueError, match="a player cannot play itself"):
             db.add_game(GameRow(a.id, a.id, 6, 1, 0, "C3", "G7", 1.0, 0, 0, "end rule", "", 0, "batched"))
     with sqlite3.connect(path) as conn:
         assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
@@ -294,9 +294,20 @@ def test_outside_programs_are_rated_through_the_referee(tmp_path):
         kinds = {p.name: (p.kind, p.command) for p in db.players()}
     assert kinds["prand"] == ("program", f"{prog} random") and kinds["random"][0] == "baseline"
     ratings = result.ratings
+    with ResultsDB(cfg.db) as db:
+        outcomes = db.outcomes(6)
+    assert len(outcomes) == 8
+    refit = fit(outcomes, "random")
+    assert ratings["random"].elo == 0 and ratings["random"].se == 0
     for name in ("random", "prand", "pgreedy"):
         assert name in ratings and ratings.connected(name, "random")
-        assert ratings[name].low <= ratings[name].elo <= ratings[name].high
+        # The reported ratings are the fit of the stored games, with each player's own record.
+        p = ratings[name]
+        assert (p.elo, p.se, p.low, p.high) == pytest.approx(
+            (refit[name].elo, refit[name].se, refit[name].low, refit[name].high)
+        )
+        mine = [o.score if o.red == name else 1.0 - o.score for o in outcomes if name in (o.red, o.white)]
+        assert p.games == len(mine) and p.score == pytest.approx(sum(mine) / len(mine))
     # Colours are balanced within every pairing.
     per_pair: dict[tuple[int, int], list[int]] = {}
     for r in rows:

@@ -127,7 +127,10 @@ def test_disconnected_players_get_a_warning_not_a_wrong_number():
     assert ratings["a"].component == 0
     # The others: their own scale, flagged, never compared with the anchor's.
     assert {ratings["p"].component, ratings["q"].component} == {1}
-    assert ratings["q"].reference in ("p", "q")
+    # The reference of a component: its player with the most games, the last name on a tie (200 each).
+    assert ratings["p"].games == ratings["q"].games == 200
+    assert ratings["p"].reference == ratings["q"].reference == "q"
+    assert ratings["q"].elo == 0 and ratings["q"].se == 0 and ratings["p"].elo < -150
     assert ratings.difference("a", "q") is None
     assert not ratings.connected("random", "p")
     assert ratings.difference("q", "p") is not None
@@ -181,4 +184,21 @@ def test_a_fit_of_many_players_converges():
     pairs = [(names[i], names[(i + k) % len(names)]) for i in range(len(names)) for k in (1, 2, 3)]
     pairs += [(b, a) for a, b in pairs]
     ratings = fit(synthetic_games(strengths, 20, 30.0, rng, pairs=pairs))
-    assert len(ratings.players) == 41 and not ratings.warnings
+    assert len(ratings.players) == 41 and not ratings.warnings and not ratings.regularized
+    assert {p.name for p in ratings.players} == set(strengths)
+    # Every one of the 41 true ratings lies in its 95% interval (this seed; about 2 of 40 would
+    # miss by chance on another), and the intervals are not so wide that this says nothing.
+    missed = [
+        (name, true, ratings[name].low, ratings[name].high)
+        for name, true in strengths.items()
+        if not ratings[name].low <= true <= ratings[name].high
+    ]
+    assert not missed
+    assert ratings["random"].elo == 0 and ratings["random"].se == 0
+    assert all(0 < ratings[name].high - ratings[name].low < 450 for name in strengths if name != "random")
+    low, high = ratings.first_move_interval
+    assert low <= 30.0 <= high
+    # The order is recovered too, apart from close pairs: rank correlation above 0.95.
+    true_rank = np.argsort(np.argsort([strengths[n] for n in strengths]))
+    fitted_rank = np.argsort(np.argsort([ratings[n].elo for n in strengths]))
+    assert np.corrcoef(true_rank, fitted_rank)[0, 1] > 0.95

@@ -7,6 +7,7 @@ import pytest
 import torch
 from helpers import random_positions
 
+import tw_rl.training.net as net_module
 from tw_rl.core.rules import Rules
 from tw_rl.training.net import PRESETS, NetPolicyValue, build_net, inference_dtype
 
@@ -61,9 +62,15 @@ def test_the_low_precision_copy_follows_the_training_net():
     assert np.abs(after - expected).max() < 0.1 * np.abs(after - before).max()
 
 
-def test_precision_choices():
+def test_precision_choices(monkeypatch):
     assert inference_dtype("float32", "cpu") == torch.float32
     assert inference_dtype("bfloat16", "cpu") == torch.bfloat16
-    assert inference_dtype("auto", "cpu") in (torch.float32, torch.bfloat16)
+    # auto follows the hardware check, both ways.
+    here = torch.bfloat16 if net_module.native_bfloat16("cpu") else torch.float32
+    assert inference_dtype("auto", "cpu") == here
+    monkeypatch.setattr(net_module, "native_bfloat16", lambda device: True)
+    assert inference_dtype("auto", "cpu") == torch.bfloat16
+    monkeypatch.setattr(net_module, "native_bfloat16", lambda device: False)
+    assert inference_dtype("auto", "cpu") == torch.float32
     with pytest.raises(ValueError, match="precision must be one of"):
         inference_dtype("float16", "cpu")
