@@ -3,8 +3,12 @@ the bot playing with the network evaluator, distillation, and the export script'
 
 from __future__ import annotations
 
+import hashlib
 import importlib.util
+import json
 import random
+import re
+import runpy
 import struct
 from pathlib import Path
 
@@ -98,14 +102,81 @@ def test_weights_file_round_trip(tmp_path, quantization):
         else:  # int8: at most half a step of the row's scale
             step = np.abs(original).max(axis=1, keepdims=True) / 127
             assert (np.abs(restored - original) <= step / 2 + 1e-6).all(), name
-    # the same bytes again: the file is deterministic
-    assert weights_bytes(net, quantization, {"note": "test"}) == path.read_bytes()
+    # The bytes, decoded here by the documented layout (not by the reader under test).
+    data = path.read_bytes()
+    decoded = decode_weights_file(data)
+    assert decoded["magic"] == MAGIC and decoded["version"] == FORMAT_VERSION and decoded["board_size"] == 6
+    header = decoded["header"]
+    assert (header["arch"], header["quantization"], header["meta"]) == (
+        "student-1",
+        quantization,
+        {"note": "test"},
+    )
+    assert (header["width"], header["hidden"], header["mixing"]) == (12, 8, "directional")
+    originals = student_tensors(net)
+    assert [t["name"] for t in header["tensors"]] == list(originals)
+    for name, original in originals.items():
+        stored = decoded["tensors"][name]
+        if original.ndim == 1:
+            assert stored["dtype"] == "f32"
+            np.testing.assert_array_equal(stored["values"], original)
+        elif quantization == "float16":
+            assert stored["dtype"] == "f16"
+            np.testing.assert_array_equal(stored["values"], original.astype(np.float16))
+        else:
+            assert stored["dtype"] == "i8"
+            rows = original.reshape(original.shape[0], -1)
+            scale = (np.abs(rows).max(axis=1) / 127).astype(np.float32)
+            np.testing.assert_allclose(stored["scales"], scale, rtol=1e-6)
+            assert np.abs(stored["q"]).max() == 127
+            assert (np.abs(stored["q"] * scale[:, None] - rows) <= scale[:, None] / 2 + 1e-6).all(), name
+    # Deterministic: an equal network built separately gives the same bytes.
+    twin = _student("directional")
+    assert twin is not net and weights_bytes(twin, quantization, {"note": "test"}) == data
+    assert weights_bytes(_student("directional", seed=1), quantization, {"note": "test"}) != data
+
+
+def decode_weights_file(data: bytes) -> dict:
+    """The weights file taken apart by the layout in tw_rl/codecup/weights.py's docstring, with
+    numpy (independently of the writer and of the reader)."""
+    magic = data[:8]
+    version, board_size = np.frombuffer(data, "<u2", 2, 8).tolist()
+    header_length, data_length = np.frombuffer(data, "<u4", 2, 12).tolist()
+    assert len(data) == 20 + header_length + data_length + 32
+    assert hashlib.sha256(data[:-32]).digest() == data[-32:]
+    header = json.loads(data[20 : 20 + header_length].decode("utf-8"))
+    offset = 20 + header_length
+    tensors = {}
+    for spec in header["tensors"]:
+        shape = tuple(spec["shape"])
+        count = int(np.prod(shape))
+        entry = {"dtype": spec["dtype"]}
+        if spec["dtype"] == "f32":
+            entry["values"] = np.frombuffer(data, "<f4", count, offset).reshape(shape)
+            offset += 4 * count
+        elif spec["dtype"] == "f16":
+            entry["values"] = np.frombuffer(data, "<f2", count, offset).reshape(shape)
+            offset += 2 * count
+        else:
+            entry["scales"] = np.frombuffer(data, "<f4", shape[0], offset)
+            offset += 4 * shape[0]
+            entry["q"] = np.frombuffer(data, "i1", count, offset).reshape(shape[0], -1).astype(np.float64)
+            offset += count
+        tensors[spec["name"]] = entry
+    assert offset == 20 + header_length + data_length
+    return {
+        "magic": magic,
+        "version": version,
+        "board_size": board_size,
+        "header": header,
+        "tensors": tensors,
+    }
 
 
 def _one_line_refusal(data: bytes, tmp_path, board_size=None, match=None) -> str:
     path = tmp_path / "bad.twnet"
     path.write_bytes(data)
-    with pytest.raises(WeightsError) as info:
+    with pytest.raises(WeightsError, match=re.escape(str(path))) as info:
         read_weights(str(path), board_size)
     message = str(info.value)
     assert "\n" not in message and str(path) in message
@@ -231,6 +302,17 @@ def test_the_submission_embeds_the_network(tmp_path):
     write_weights(_student(), path)
     info = build_submission(weights=path, out=tmp_path / "submission.py")
     assert "tw_rl.codecup.network" in info.modules and "tw_rl.codecup.weights" in info.modules
+    assert info.weights == ("student.twnet", path.stat().st_size)
+    # The bootstrap hands the bot a file with these very weights: the same network outputs.
+    bootstrap = runpy.run_path(str(info.path), run_name="not_main")
+    args = bootstrap["_weights_args"]([])
+    try:
+        assert args[0] == "--weights" and Path(args[1]).read_bytes() == path.read_bytes()
+        position = Position.start(B6, *judge_start(B6, random.Random(2)))
+        handed = make_evaluator(args[1], board_size=6).evaluate(position)
+    finally:
+        Path(args[1]).unlink()
+    assert handed == make_evaluator(str(path), board_size=6).evaluate(position)
 
 
 # ------------------------------------------------------------------ distillation
@@ -403,7 +485,11 @@ def test_export_script_composes_with_hydra():
         )
         assert (cfg.run_dir, cfg.student.width, cfg.quantization) == ("runs/x", 24, "int8")
         assert isinstance(cfg.distill, DistillConfig)
-        with pytest.raises(ConfigCompositionException):
+        with pytest.raises(ConfigCompositionException, match="Could not override 'distill.stepz'") as info:
             compose("export", overrides=["distill.stepz=3"])
-        with pytest.raises(ConfigCompositionException):
+        assert "Key 'stepz' not in 'DistillConfig'" in str(info.value.__cause__)
+        with pytest.raises(
+            ConfigCompositionException, match="Error merging override student.width=wide"
+        ) as info:
             compose("export", overrides=["student.width=wide"])
+        assert "'wide' of type 'str' could not be converted to Integer" in str(info.value.__cause__)

@@ -20,7 +20,8 @@ from pathlib import Path
 import pytest
 
 from tw_rl import cli
-from tw_rl.codecup.evaluation import default_weights
+from tw_rl.codecup.evaluation import default_weights, make_evaluator
+from tw_rl.codecup.players import BotPlayer
 from tw_rl.codecup.rules import RED, WHITE, Board, Position
 from tw_rl.export import submission, submission_check
 
@@ -48,10 +49,52 @@ runpy.run_path(sys.argv[0], run_name="__main__")
 """
 
 
+# A driver for a fixed search: loads a submission file without running it, installs its
+# importer, fixes the bot's search at SIMS simulations per move (the moves no longer depend on
+# the clock, so they are the same on every machine), then runs the file's own _main (weights
+# hand-over and all) with the options given. numpy, torch and an outside tw_rl are blocked.
+FIXED_SEARCH = """\
+import atexit, runpy, sys
+class Block:
+    def find_spec(self, name, path=None, target=None):
+        if name.partition(".")[0] in ("numpy", "torch", "tw_rl"):
+            raise ImportError("blocked: " + name)
+        return None
+sys.meta_path.insert(0, Block())
+def record():
+    with open("modules.txt", "w") as f:
+        for name, m in sorted(sys.modules.items()):
+            f.write(name + " " + str(getattr(m, "__file__", None)) + "\\n")
+atexit.register(record)
+g = runpy.run_path(sys.argv[1], run_name="not_main")
+g["_install"]()
+import tw_rl.codecup.players as players
+init = players.BotPlayer.__init__
+def fixed(self, *args, **kwargs):
+    init(self, *args, **kwargs)
+    self.max_sims = SIMS
+players.BotPlayer.__init__ = fixed
+sys.argv = sys.argv[1:]
+g["_main"]()
+"""
+SIMS = 256
+
+
 @pytest.fixture(scope="module")
 def built(tmp_path_factory):
+    """The submission as ``tw-rl export`` builds it by default: the shipped student embedded."""
     out = tmp_path_factory.mktemp("export") / "submission.py"
+    info = submission.build_submission(weights=Path(default_weights()), out=out)
+    assert info.weights == ("student-default.twnet", Path(default_weights()).stat().st_size)
+    return info
+
+
+@pytest.fixture(scope="module")
+def plain(tmp_path_factory):
+    """The submission without a network (``tw-rl export --no-weights``)."""
+    out = tmp_path_factory.mktemp("export") / "plain.py"
     info = submission.build_submission(out=out)
+    assert info.weights is None
     return info
 
 
@@ -103,8 +146,9 @@ def test_import_check_rejects_non_stdlib():
 
 
 def test_build_is_deterministic(built, tmp_path):
-    again = submission.build_submission(out=tmp_path / "again.py")
+    again = submission.build_submission(weights=Path(default_weights()), out=tmp_path / "again.py")
     assert again.sha256 == built.sha256 and again.size == built.size
+    assert again.path.read_bytes() == built.path.read_bytes()
 
 
 # ------------------------------------------------------------------ (b) whole games, isolated
@@ -180,6 +224,50 @@ def test_full_game_in_a_fresh_isolated_interpreter(built, tmp_path, colour):
         else:
             assert top in sys.stdlib_module_names or name == "__main__", name
     assert "tw_rl.codecup.players" in loaded and not any(n.startswith(("numpy", "torch")) for n in loaded)
+    # it played with the embedded network
+    assert "tw_rl.codecup.network" in loaded and "tw_rl.codecup.weights" in loaded
+
+
+def first_move_of(info, tmp_path, *options: str) -> tuple[str, set[str]]:
+    """(red's first move after the starts C3 and H8, modules loaded) of a submission file, run
+    isolated with the search fixed at SIMS simulations."""
+    folder = tmp_path / info.path.stem
+    folder.mkdir()
+    shutil.copyfile(info.path, folder / "submission.py")
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-I",
+            "-S",
+            "-c",
+            FIXED_SEARCH.replace("SIMS", str(SIMS)),
+            "submission.py",
+            *options,
+        ],
+        input="C3\nH8\nStart\nQuit\n",
+        capture_output=True,
+        text=True,
+        cwd=folder,
+        timeout=120,
+    )
+    assert done.returncode == 0 and done.stderr == "", done.stderr
+    loaded = {line.split(" ", 1)[0] for line in (folder / "modules.txt").read_text().splitlines()}
+    return done.stdout.strip(), loaded
+
+
+def test_the_embedded_network_decides_the_move(built, plain, tmp_path):
+    """A submission built with weights plays the network's move; one without plays the
+    territory evaluator's; on this position (the start, red to move, 256 simulations) the two
+    differ. A submission that dropped its weights would play the plain move."""
+    start = Position.start(B6, B6.parse("C3"), B6.parse("H8"))
+    with_net = BotPlayer(evaluator=make_evaluator(default_weights(), board_size=6), max_sims=SIMS)
+    expected_net = B6.name(with_net.choose(start.copy()))
+    expected_plain = B6.name(BotPlayer(max_sims=SIMS).choose(start.copy()))
+    assert expected_net != expected_plain, "the position must tell the two bots apart"
+    net_move, net_loaded = first_move_of(built, tmp_path)
+    plain_move, _ = first_move_of(plain, tmp_path)
+    assert (net_move, plain_move) == (expected_net, expected_plain)
+    assert "tw_rl.codecup.network" in net_loaded
 
 
 def test_cli_export_check_and_bad_weights(tmp_path, capsys, monkeypatch):
