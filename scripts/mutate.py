@@ -17,8 +17,10 @@ Outcome per mutant: ``killed`` (a test failed, or collection failed), ``survived
 marked ``equivalent`` is expected to survive; its ``note`` says why. The report is a table on
 stdout; the exit status is 0 whatever the outcomes (2 when the unmutated tests fail).
 
-Mutant lists live in ``MUTANT_SETS`` (name -> list of ``Mutant``); add a set for other planted
-bugs (the bot or the submission, say) and run it with ``--set NAME``.
+Mutant lists live in ``MUTANT_SETS`` (name -> list of ``Mutant``): ``rules`` (the rules engines
+and the referee's scoring) and ``bot`` (issue 17: the bot's clock share and start-up charge, the
+protocol's fallback, the submission's embedded weights, the two-pass end); run one with
+``--set NAME``.
 
 Run it niced on a shared machine: ``nice -n 10 python scripts/mutate.py --set rules``.
 """
@@ -438,7 +440,158 @@ RULES_MUTANTS = [
     ),
 ]
 
-MUTANT_SETS: dict[str, list[Mutant]] = {"rules": RULES_MUTANTS}
+# ------------------------------------------------------------------------------------ the bot
+# Issue 17: the planted bugs that the suite did not notice, and their neighbours: the clock's
+# share and start-up charge, the protocol's fallback, the submission's weights, two passes.
+CLOCK = ("tw_rl/codecup/clock.py",)
+PLAYERS = ("tw_rl/codecup/players.py",)
+PROTOCOL = ("tw_rl/codecup/protocol.py",)
+BOT_MAIN = ("tw_rl/codecup/__main__.py",)
+SUBMISSION = ("tw_rl/export/submission.py",)
+EXPORT_CLI = ("tw_rl/cli/export.py",)
+BOT_TESTS = ("tests/codecup/test_bot.py", "tests/codecup/test_bot_guards.py")
+SUBMISSION_TESTS = ("tests/export/test_submission.py",)
+
+BOT_MUTANTS = [
+    # ---------------------------------------------------------------- the clock's share
+    Mutant(
+        "default-share-95-percent",  # planted: the bot plans 95% of its clock
+        CLOCK,
+        "DEFAULT_SAFETY = 0.9\n",
+        "DEFAULT_SAFETY = 0.95\n",
+        BOT_TESTS,
+    ),
+    Mutant(
+        "reserve-5-percent-whatever-the-share",
+        CLOCK,
+        "self.reserve = self.budget * (1.0 - self.safety)",
+        "self.reserve = self.budget * 0.05",
+        BOT_TESTS,
+    ),
+    Mutant(
+        "bot-plans-95-percent",  # the bot's own time control ignores the share it is given
+        PLAYERS,
+        "TimeControl(budget, safety)",
+        "TimeControl(budget, 0.95)",
+        BOT_TESTS,
+    ),
+    Mutant(
+        "command-line-ignores-the-share",
+        BOT_MAIN,
+        "safety=args.safety,",
+        "safety=0.95,",
+        BOT_TESTS,
+    ),
+    Mutant(
+        "allotment-above-what-is-left",
+        CLOCK,
+        "return min(allot, usable)",
+        "return allot",
+        BOT_TESTS,
+    ),
+    # ---------------------------------------------------------------- the start-up charge
+    Mutant(
+        "start-up-not-charged",  # planted: the start-up time is not charged to the game clock
+        BOT_MAIN,
+        "startup=time.process_time()",
+        "startup=0.0",
+        BOT_TESTS,
+    ),
+    Mutant(
+        "start-up-dropped-by-the-clock",
+        CLOCK,
+        "self.used = float(startup)",
+        "self.used = 0.0",
+        BOT_TESTS,
+    ),
+    Mutant(
+        "start-up-not-handed-to-red's-game",
+        PROTOCOL,
+        "converse(player, position, RED, inp, out, err, budget, t, notation, startup)",
+        "converse(player, position, RED, inp, out, err, budget, t, notation)",
+        BOT_TESTS,
+    ),
+    # ---------------------------------------------------------------- the protocol's fallback
+    Mutant(
+        "protocol-fallback-removed",  # planted: an exception in the player crashes the bot
+        PROTOCOL,
+        "    try:\n"
+        "        move = player.choose(position.copy(), clock.seconds_left())\n"
+        "    except Exception as e:  # a failing player must not lose the game by a crash\n"
+        '        _say(err, f"player failed ({type(e).__name__}: {str(e)[:80]}); playing a fallback move")\n'
+        "        move = None\n",
+        "    move = player.choose(position.copy(), clock.seconds_left())\n",
+        BOT_TESTS,
+    ),
+    Mutant(
+        "protocol-prints-an-illegal-answer",
+        PROTOCOL,
+        "    if move not in legal:\n        if move is not None:",
+        "    if move is None:\n        if move is not None:",
+        BOT_TESTS,
+    ),
+    Mutant(
+        "protocol-observe-unguarded",
+        PROTOCOL,
+        "        try:\n            observe(position.copy())\n        except Exception:\n"
+        "            pass  # only a hint for tree reuse\n",
+        "        observe(position.copy())\n",
+        BOT_TESTS,
+    ),
+    # ---------------------------------------------------------------- the submission's weights
+    Mutant(
+        "submission-renders-no-weights",  # planted: the submission silently drops its weights
+        SUBMISSION,
+        "text = _render(sources, packages, weights_data, version, commit)",
+        "text = _render(sources, packages, None, version, commit)",
+        SUBMISSION_TESTS,
+    ),
+    Mutant(
+        "submission-never-hands-the-weights-over",
+        SUBMISSION,
+        "if _WEIGHTS_B64 is None or _gives_weights(args):",
+        "if True:",
+        SUBMISSION_TESTS,
+    ),
+    Mutant(
+        "submission-main-skips-the-hand-over",
+        SUBMISSION,
+        "sys.argv = [sys.argv[0]] + _weights_args(sys.argv[1:])",
+        "sys.argv = list(sys.argv)",
+        SUBMISSION_TESTS,
+    ),
+    Mutant(
+        "export-embeds-no-weights-by-default",
+        EXPORT_CLI,
+        "    weights = Path(DEFAULT_WEIGHTS)\n",
+        "    return None\n    weights = Path(DEFAULT_WEIGHTS)\n",
+        SUBMISSION_TESTS,
+    ),
+    Mutant(
+        "export-writes-weights-the-bot-would-refuse",
+        SUBMISSION,
+        "        check_weights(Path(weights))\n",
+        "        pass\n",
+        SUBMISSION_TESTS,
+    ),
+    # ---------------------------------------------------------------- two passes end the game
+    Mutant(
+        "two-passes-do-not-end-numpy",  # planted: the numpy engine's CodeCup two-pass end removed
+        CORE_RULES,
+        "over = moved & (new.passes >= 2)",
+        "over = moved & False",
+        (TABLES,),
+    ),
+    Mutant(
+        "two-passes-do-not-end-scalar",
+        SCALAR,
+        "if self.passes >= 2:",
+        "if False:",
+        (TABLES,),
+    ),
+]
+
+MUTANT_SETS: dict[str, list[Mutant]] = {"rules": RULES_MUTANTS, "bot": BOT_MUTANTS}
 
 
 # ------------------------------------------------------------------------------------ the job

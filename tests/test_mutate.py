@@ -1,5 +1,6 @@
-"""scripts/mutate.py: its mutant lists are well formed; ``-m slow`` runs the rules set for real
-(about four minutes on one free core) and wants every mutant killed unless marked equivalent."""
+"""scripts/mutate.py: its mutant lists are well formed; ``-m slow`` runs the rules and bot sets for
+real (about four minutes each on one free core) and wants every mutant killed unless marked
+equivalent."""
 
 from __future__ import annotations
 
@@ -54,9 +55,27 @@ def test_rules_set_covers_the_planted_bugs():
         assert planted in mutants
 
 
+def test_bot_set_covers_the_planted_bugs():
+    """Issue 17's planted bugs: the clock's share, the start-up charge, the protocol's fallback,
+    the submission's weights and the CodeCup two-pass end of the numpy engine."""
+    mutants = {m.name: m for m in mutate.MUTANT_SETS["bot"]}
+    for planted in (
+        "default-share-95-percent",
+        "bot-plans-95-percent",
+        "start-up-not-charged",
+        "protocol-fallback-removed",
+        "submission-renders-no-weights",
+        "export-writes-weights-the-bot-would-refuse",
+        "two-passes-do-not-end-numpy",
+    ):
+        assert planted in mutants
+    assert not any(m.equivalent for m in mutants.values())
+
+
 @pytest.mark.slow
-def test_rules_mutants_are_killed():
-    rows = mutate.run_job(mutate.MUTANT_SETS["rules"], source="worktree", log=lambda text: None)
+@pytest.mark.parametrize("name", ["rules", "bot"])
+def test_mutants_are_killed(name):
+    rows = mutate.run_job(mutate.MUTANT_SETS[name], source="worktree", log=lambda text: None)
     assert rows is not None, "the unmutated tests pass"
     report = mutate.format_report(rows)
     bad = [m.name for m, outcome, *_ in rows if outcome in ("stale", "error")]

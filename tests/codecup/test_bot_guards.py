@@ -12,9 +12,11 @@ import io
 import os
 import subprocess
 import sys
+import time
 
 import pytest
 
+from tw_rl.codecup.clock import DEFAULT_SAFETY
 from tw_rl.codecup.players import BotPlayer
 from tw_rl.codecup.protocol import converse, run
 from tw_rl.codecup.rules import NEUTRAL, RED, WHITE, Board, Position
@@ -156,6 +158,30 @@ def test_a_failing_player_in_a_forced_pass():
 
 
 # ------------------------------------------------------------------ start-up charge
+def test_the_command_line_bot_gets_its_share_and_its_start_up(monkeypatch):
+    """``python -m tw_rl.codecup``: the bot plans with the default share of the budget given,
+    or the share asked for, and the game clock starts with the process's CPU time so far."""
+    from tw_rl.codecup import __main__ as command
+
+    seen = []
+
+    def fake_run(player, **options):
+        seen.append((player, options))
+        return 0
+
+    monkeypatch.setattr(command, "run", fake_run)
+    before = time.process_time()
+    assert command.main(["--time", "10", "--no-weights"]) == 0
+    assert command.main(["--time", "12", "--safety", "0.5", "--no-weights"]) == 0
+    after = time.process_time()
+    (bot, options), (other, other_options) = seen
+    assert (bot.time_control.budget, bot.time_control.safety) == (10.0, DEFAULT_SAFETY)
+    assert bot.time_control.reserve == pytest.approx(10.0 * (1 - DEFAULT_SAFETY))
+    assert (other.time_control.budget, other.time_control.safety) == (12.0, 0.5)
+    assert options["budget"] == 10.0 and other_options["budget"] == 12.0
+    assert before <= options["startup"] <= other_options["startup"] <= after and before > 0
+
+
 # Burns CPU until the process has used BURN seconds (the start-up of a slow machine), then runs
 # the bot's command line exactly as `python -m tw_rl.codecup` does.
 SLOW_START = """\
