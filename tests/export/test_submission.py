@@ -9,6 +9,7 @@ import base64
 import hashlib
 import json
 import os
+import re
 import runpy
 import select
 import shutil
@@ -140,8 +141,12 @@ def test_stdlib_only_compiles_and_is_built_from_the_package(built):
 def test_import_check_rejects_non_stdlib():
     ok = {"tw_rl.codecup": "", "tw_rl.codecup.a": "import math\nfrom tw_rl.codecup import a\n"}
     submission._check_imports(ok, {"tw_rl.codecup"})
-    for bad in ("import numpy as np\n", "from tw_rl.core import rules\n", "from tw_rl.codecup.zz import x\n"):
-        with pytest.raises(submission.SubmissionError):
+    for bad, why in (
+        ("import numpy as np\n", "imports numpy: not in the standard library"),
+        ("from tw_rl.core import rules\n", "imports tw_rl.core, which is not embedded"),
+        ("from tw_rl.codecup.zz import x\n", "imports tw_rl.codecup.zz, which is not embedded"),
+    ):
+        with pytest.raises(submission.SubmissionError, match=re.escape(f"tw_rl.codecup.a (line 1) {why}")):
             submission._check_imports({"tw_rl.codecup": "", "tw_rl.codecup.a": bad}, {"tw_rl.codecup"})
 
 
