@@ -3,7 +3,13 @@ Also the one sha256 of a file's bytes (``file_sha256``) that identifies checkpoi
 and programs.
 
 A reader (or a run restarted after a kill) sees the old file or the whole new one, never a
-part. Used for game records, shards, checkpoints, pictures and the submission file.
+part. Used for game records, shards, checkpoints, pictures and the submission file. A writer
+may read the temporary file back (``check``) before it takes the target's name, so that a file
+that does not read back as written never replaces anything. A process killed while writing
+leaves its temporary file (``.NAME.XXXXXXXX.tmp``, never read as data);
+``remove_temporaries`` clears them when the owner starts again. Line logs (``append_line``)
+get whole lines in one write; ``drop_partial_line`` removes the cut-off tail of one killed
+while writing.
 """
 
 from __future__ import annotations
@@ -11,18 +17,24 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import os
+import re
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import BinaryIO
 
+TEMPORARY = re.compile(r"^\..+\.[A-Za-z0-9_]{8}\.tmp$")  # atomic_writer's temporary names
+
 
 @contextlib.contextmanager
-def atomic_writer(path: str | os.PathLike) -> Iterator[BinaryIO]:
+def atomic_writer(
+    path: str | os.PathLike, check: Callable[[Path], object] | None = None
+) -> Iterator[BinaryIO]:
     """A binary handle whose content replaces ``path`` only if the block ends without error.
 
-    OSError (no such folder, no space, no permission) propagates; callers turn it into their
-    own one-line message.
+    ``check(temporary_path)``, if given, reads the written file back before the rename; an
+    exception from it leaves ``path`` as it was and propagates. OSError (no such folder, no
+    space, no permission) propagates; callers turn it into their own one-line message.
     """
     path = Path(path)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.resolve().parent)
@@ -31,6 +43,8 @@ def atomic_writer(path: str | os.PathLike) -> Iterator[BinaryIO]:
             yield handle
             handle.flush()
             os.fsync(handle.fileno())
+        if check is not None:
+            check(Path(tmp))
         umask = os.umask(0)
         os.umask(umask)
         os.chmod(tmp, 0o666 & ~umask)  # mkstemp makes it private; give it a normal file's mode
@@ -41,10 +55,54 @@ def atomic_writer(path: str | os.PathLike) -> Iterator[BinaryIO]:
         raise
 
 
-def write_atomic(path: str | os.PathLike, data: bytes | str) -> None:
-    """Write bytes (or UTF-8 text) to ``path`` atomically."""
-    with atomic_writer(path) as handle:
+def write_atomic(
+    path: str | os.PathLike, data: bytes | str, check: Callable[[Path], object] | None = None
+) -> None:
+    """Write bytes (or UTF-8 text) to ``path`` atomically (``check``: see ``atomic_writer``)."""
+    with atomic_writer(path, check) as handle:
         handle.write(data.encode("utf-8") if isinstance(data, str) else data)
+
+
+def remove_temporaries(folder: str | os.PathLike) -> list[Path]:
+    """Delete the temporary files ``atomic_writer`` left in ``folder`` (a writer killed before
+    its rename); only for a folder no other process is writing. Returns what was removed."""
+    removed = []
+    with contextlib.suppress(FileNotFoundError):
+        for entry in os.scandir(folder):
+            if TEMPORARY.match(entry.name) and entry.is_file(follow_symlinks=False):
+                with contextlib.suppress(FileNotFoundError):
+                    os.unlink(entry.path)
+                    removed.append(Path(entry.path))
+    return removed
+
+
+def append_line(path: str | os.PathLike, line: str) -> None:
+    """Append one line (a newline is added) in a single write, and sync it: a reader, or a
+    process killed meanwhile, sees the whole line or none of it."""
+    data = (line.rstrip("\n") + "\n").encode("utf-8")
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o666)
+    try:
+        written = os.write(fd, data)
+        if written != len(data):  # a full disk: do not leave half a line
+            raise OSError(f"short write to {path} ({written} of {len(data)} bytes)")
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def drop_partial_line(path: str | os.PathLike) -> bool:
+    """Cut a line log after its last newline (the tail a writer killed mid-line left);
+    True when something was cut."""
+    try:
+        with open(path, "rb+") as handle:
+            data = handle.read()
+            keep = data.rfind(b"\n") + 1
+            if keep == len(data):
+                return False
+            handle.truncate(keep)
+            return True
+    except FileNotFoundError:
+        return False
 
 
 def file_sha256(path: str | os.PathLike) -> str:

@@ -182,3 +182,58 @@ def test_flooding_opponent_does_not_fill_the_referees_memory(tmp_path):
     grown_mib = (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before) / 1024
     assert grown_mib < 64, f"the referee grew by {grown_mib:.0f} MiB"
     assert_nothing_left(str(pidfile))
+
+
+def test_a_referee_killed_outright_leaves_no_program_running(tmp_path):
+    """SIGKILL of the referee itself (no chance to clean up): its programs die with it
+    (parent-death signal), the hung ones included."""
+    import os
+    import signal
+    import subprocess
+
+    pidfile = tmp_path / "pids"
+    argv = [sys.executable, "-m", "tw_rl.cli", "referee"]
+    argv += [shlex.join([sys.executable, str(HOSTILE), "hang", "--pidfile", str(pidfile)])]
+    argv += [shlex.join([sys.executable, str(FIRST_LEGAL), "--pidfile", str(pidfile)])]
+    argv += ["--games", "2", "--jobs", "2", "--time", "60", "--out", str(tmp_path / "m")]
+    root = Path(__file__).resolve().parents[2]
+    env = {**os.environ, "PYTHONPATH": str(root)}
+    proc = subprocess.Popen(argv, cwd=root, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 30
+        while (
+            time.monotonic() < deadline and len(pidfile.read_text().split() if pidfile.exists() else []) < 4
+        ):
+            time.sleep(0.05)
+        time.sleep(0.3)  # both games under way: the hung programs past their start-up
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(10)
+    finally:
+        proc.kill()
+    assert len(pidfile.read_text().split()) == 4
+    assert_nothing_left(str(pidfile))
+
+
+def test_stragglers_are_the_writers_of_the_pipe_only():
+    """Only a process holding the program's output pipe for writing is a straggler: a child the
+    referee forks for another game holds the reading end until its exec and must be spared."""
+    import os
+    import subprocess
+
+    from tw_rl.referee.process import stragglers
+
+    read, write = os.pipe()
+    pipe = f"pipe:[{os.fstat(read).st_ino}]"
+    sleeper = [sys.executable, "-c", "import time; time.sleep(30)"]
+    reader = subprocess.Popen(sleeper, pass_fds=(read,))
+    writer = subprocess.Popen(sleeper, pass_fds=(write,))
+    try:
+        found = stragglers(-1, pipe)
+        assert writer.pid in found and reader.pid not in found
+        assert stragglers(writer.pid, "pipe:[0]") == []  # its own session leader: not a member
+    finally:
+        for proc in (reader, writer):
+            proc.kill()
+            proc.wait()
+        os.close(read)
+        os.close(write)

@@ -14,12 +14,17 @@ process (VmHWM) is sampled after every answer and at the end of the game. At mos
 ``MAX_QUEUED`` unread lines are buffered (a program flooding its output is then blocked on its
 pipe, not the referee's memory filled); a line longer than ``MAX_LINE`` is garbage.
 ``memory_mb`` puts an address-space limit (``RLIMIT_AS``) on the program, so that one
-allocating without bound fails (a crash) instead of taking the machine's memory.
+allocating without bound fails (a crash) instead of taking the machine's memory. On Linux a
+program also gets SIGKILL when the referee thread that started it dies (``PR_SET_PDEATHSIG``),
+so a referee killed outright leaves no program running (a program's own children still see
+their pipes close).
 """
 
 from __future__ import annotations
 
 import contextlib
+import ctypes
+import ctypes.util
 import functools
 import os
 import queue
@@ -28,6 +33,7 @@ import shlex
 import shutil
 import signal
 import subprocess
+import sys
 import tempfile
 import threading
 import time
@@ -122,8 +128,10 @@ def kill_group(proc: subprocess.Popen) -> None:
 
 def stragglers(session: int, pipe: str) -> list[int]:
     """Processes (not this one) in session ``session`` or holding the pipe ``pipe``
-    (``pipe:[inode]``), found in /proc: what a process-group kill misses (a child that moved
-    to another group, or called setsid and kept the pipe). [] where /proc is missing."""
+    (``pipe:[inode]``) open for writing, found in /proc: what a process-group kill misses (a
+    child that moved to another group, or called setsid and kept the pipe). Only the writing
+    end counts: a child the referee forks for another game holds the reading end until its exec.
+    [] where /proc is missing."""
     found = []
     me = os.getpid()
     try:
@@ -135,21 +143,31 @@ def stragglers(session: int, pipe: str) -> list[int]:
             continue
         try:
             with open(f"/proc/{pid}/stat", "rb") as handle:
-                fields = handle.read().rsplit(b")", 1)[1].split()
+                fields = handle.read().rsplit(b")", 1)[1].split()  # state ppid pgrp session ...
             if fields[0] == b"Z":
                 continue  # already dead, waiting to be reaped
-            if int(fields[4]) == session:
+            if int(fields[3]) == session:
                 found.append(pid)
                 continue
-            fds = f"/proc/{pid}/fd"
-            for fd in os.listdir(fds):
-                with contextlib.suppress(OSError):
-                    if os.readlink(f"{fds}/{fd}") == pipe:
-                        found.append(pid)
-                        break
+            if any(_writes_to(pid, fd, pipe) for fd in os.listdir(f"/proc/{pid}/fd")):
+                found.append(pid)
         except (OSError, IndexError, ValueError):
             continue  # gone meanwhile, or not ours to look at
     return found
+
+
+def _writes_to(pid: int, fd: str, pipe: str) -> bool:
+    """Whether descriptor ``fd`` of process ``pid`` is ``pipe`` opened for writing."""
+    try:
+        if os.readlink(f"/proc/{pid}/fd/{fd}") != pipe:
+            return False
+        with open(f"/proc/{pid}/fdinfo/{fd}", "rb") as handle:
+            for line in handle:
+                if line.startswith(b"flags:"):
+                    return int(line.split()[1], 8) & os.O_ACCMODE != os.O_RDONLY
+    except (OSError, ValueError, IndexError):
+        pass
+    return False
 
 
 def vm_hwm_kib(pid: int) -> int:
@@ -165,13 +183,32 @@ def vm_hwm_kib(pid: int) -> int:
     return 0
 
 
-def _limit_memory(limit_bytes: int) -> None:
-    """In the child, before exec: cap its address space (inherited by its children), never
-    above a hard limit already set."""
-    _, hard = resource.getrlimit(resource.RLIMIT_AS)
-    if hard != resource.RLIM_INFINITY:
-        limit_bytes = min(limit_bytes, hard)
-    resource.setrlimit(resource.RLIMIT_AS, (limit_bytes, limit_bytes))
+def _find_prctl():
+    """libc's prctl (Linux), looked up once here: never in a forked child."""
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        return ctypes.CDLL(ctypes.util.find_library("c") or None, use_errno=True).prctl
+    except (OSError, AttributeError):
+        return None
+
+
+_PRCTL = _find_prctl()
+PR_SET_PDEATHSIG = 1
+
+
+def _child_setup(limit_bytes: int, parent: int) -> None:
+    """In the child, between fork and exec: die with the referee's thread that started it, and
+    cap its address space (inherited by its children; never above a hard limit already set)."""
+    if _PRCTL is not None:
+        _PRCTL(PR_SET_PDEATHSIG, signal.SIGKILL)
+        if os.getppid() != parent:  # the referee died before the line above took effect
+            os._exit(1)
+    if limit_bytes > 0:
+        _, hard = resource.getrlimit(resource.RLIMIT_AS)
+        if hard != resource.RLIM_INFINITY:
+            limit_bytes = min(limit_bytes, hard)
+        resource.setrlimit(resource.RLIMIT_AS, (limit_bytes, limit_bytes))
 
 
 class Answer(NamedTuple):
@@ -202,9 +239,7 @@ class PlayerProcess:
         self.reader: threading.Thread | None = None
         self.pipe = ""  # "pipe:[inode]" of its output, to find processes still holding it
         self._closing = threading.Event()
-        preexec = None
-        if memory_mb > 0:
-            preexec = functools.partial(_limit_memory, memory_mb << 20)
+        preexec = functools.partial(_child_setup, max(0, memory_mb) << 20, os.getpid())
         try:
             self.proc = subprocess.Popen(
                 program.argv,

@@ -2,9 +2,15 @@
 
 A checkpoint holds tensors and plain values only (``torch.load(..., weights_only=True)`` reads
 it): the format version, board size, net config, model and optimizer state, generation and
-step counters, and the run config as a plain dict. It is written to a temporary name and
-renamed (whole or absent); a damaged one is skipped with a warning when looking for the newest.
+step counters, the run config as a plain dict and the generation's metrics so far (self-play
+and training; a run killed before it logged them finishes the line from these). It is written
+to a temporary name, read back with ``weights_only=True`` and only then renamed (whole or
+absent); a damaged one is skipped with a warning when looking for the newest.
 Files are named ``ckpt-g<generation, 6 digits>.pt`` in a run's ``checkpoints/`` folder.
+
+The package ships one checkpoint, the default teacher (``teacher-default.pt`` beside this
+module, its model card ``teacher-default.md``): the name ``default`` stands for it wherever a
+checkpoint is asked for (``resolve_checkpoint``).
 """
 
 from __future__ import annotations
@@ -22,10 +28,30 @@ from tw_rl.training.net import TumbleweedNet
 
 CHECKPOINT_FORMAT = 1
 CHECKPOINT_PATTERN = re.compile(r"ckpt-g(\d+)\.pt$")
+DEFAULT_TEACHER = Path(__file__).resolve().with_name("teacher-default.pt")  # package data
 
 
 class CheckpointError(ValueError):
     """A checkpoint file that cannot be used; the message says why in one line."""
+
+
+def resolve_checkpoint(name: str | Path) -> Path:
+    """``default`` -> the shipped teacher; any other name is a path."""
+    if str(name) == "default":
+        if not DEFAULT_TEACHER.is_file():
+            raise CheckpointError(f"the shipped teacher {DEFAULT_TEACHER} is missing from this install")
+        return DEFAULT_TEACHER
+    return Path(name)
+
+
+def initial_checkpoint(name: str | Path, size: int) -> tuple[Path, dict]:
+    """The checkpoint a new run starts from (``init_from``): its path and payload, refused with
+    a ``CheckpointError`` when it is for another board size."""
+    path = resolve_checkpoint(name)
+    payload = load_checkpoint(path)
+    if int(payload["size"]) != size:
+        raise CheckpointError(f"{path} is for board size {payload['size']}, the run plays size {size}")
+    return path, payload
 
 
 def checkpoint_path(folder: Path, generation: int) -> Path:
@@ -40,9 +66,15 @@ def checkpoint_paths(folder: Path) -> list[Path]:
 
 
 def checkpoint_payload(
-    net: TumbleweedNet, optimizer: torch.optim.Optimizer, generation: int, step: int, run_config: dict
+    net: TumbleweedNet,
+    optimizer: torch.optim.Optimizer,
+    generation: int,
+    step: int,
+    run_config: dict,
+    metrics: dict | None = None,
 ) -> dict:
     """What a checkpoint file holds (see the module docstring)."""
+    plain = {str(k): v.item() if hasattr(v, "item") else v for k, v in (metrics or {}).items()}
     return {
         "format": CHECKPOINT_FORMAT,
         "size": net.size,
@@ -52,6 +84,7 @@ def checkpoint_payload(
         "generation": generation,
         "step": step,
         "config": run_config,
+        "metrics": plain,
     }
 
 
@@ -60,7 +93,13 @@ def save_checkpoint(folder: Path, generation: int, payload: dict) -> Path:
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
     path = checkpoint_path(folder, generation)
-    with atomic_writer(path) as handle:
+
+    def read_back(written: Path) -> None:
+        back = load_checkpoint(written)
+        if back["generation"] != payload["generation"] or back["model"].keys() != payload["model"].keys():
+            raise CheckpointError(f"{path}: the written checkpoint does not read back as written")
+
+    with atomic_writer(path, read_back) as handle:
         torch.save(payload, handle)
     return path
 

@@ -75,9 +75,9 @@ class Learner:
         self.step += 1
         return {k: float(v.detach()) for k, v in parts.items()}
 
-    def checkpoint(self, generation: int, run_config: dict) -> dict:
-        """The checkpoint payload of the network and optimizer now."""
-        return checkpoint_payload(self.net, self.optimizer, generation, self.step, run_config)
+    def checkpoint(self, generation: int, run_config: dict, metrics: dict | None = None) -> dict:
+        """The checkpoint payload of the network and optimizer now (with the generation's metrics)."""
+        return checkpoint_payload(self.net, self.optimizer, generation, self.step, run_config, metrics)
 
     def restore(self, checkpoint: dict) -> None:
         self.net.load_state_dict(checkpoint["model"])

@@ -10,9 +10,16 @@ A run lives in one folder::
       metrics.jsonl               one line per generation (the same figures as TensorBoard)
       train.log                   the run's log: its start, where it resumed, a line per generation
       network.pt                  with Ray only: the network the workers play with (atomic)
+      .lock                       held (flock) while a training process works in the folder
 
 Starting a run whose folder already holds checkpoints resumes from the newest readable one;
-the generation in progress keeps the games already written to disk and plays the rest. The log
+the generation in progress keeps the games already written to disk and plays the rest. A run
+killed at any moment loses only the games and training steps in flight: files are written
+atomically and read back before they take their names, the temporary files of a killed writer
+are removed at the next start, a cut-off last line of ``metrics.jsonl`` is dropped, and a
+generation whose checkpoint was written but whose arena or metrics line was not gets them when
+the run resumes (from the metrics kept in the checkpoint). A second training process started
+on a folder in use stops at once with a one-line message. The log
 lines (logger ``tw_rl.training.loop``) go to the console and to ``train.log``; under Hydra,
 whose job log is ``<output dir>/train.log``, its handlers write them.
 
@@ -27,6 +34,7 @@ import contextlib
 import dataclasses
 import json
 import logging
+import os
 import sys
 import time
 import warnings
@@ -40,12 +48,14 @@ from tqdm import tqdm
 from tqdm.contrib.logging import logging_redirect_tqdm
 
 from tw_rl.cluster import ray_installed
-from tw_rl.config import ConfigError, TrainConfig
+from tw_rl.config import ConfigError, NetConfig, TrainConfig
 from tw_rl.core.baselines import BASELINES
 from tw_rl.core.rules import Rules
+from tw_rl.files import append_line, drop_partial_line, remove_temporaries, write_atomic
 from tw_rl.training.checkpoint import (
     CheckpointError,
     checkpoint_path,
+    initial_checkpoint,
     latest_checkpoint,
     load_checkpoint,
     net_from_checkpoint,
@@ -59,6 +69,8 @@ from tw_rl.training.selfplay import play_games, search_config
 
 log = logging.getLogger(__name__)
 LOG_FILE = "train.log"  # in the run folder
+METRICS_FILE = "metrics.jsonl"
+LOCK_FILE = ".lock"
 LOG_FORMAT = "[%(asctime)s] %(message)s"
 SHOWN = {  # metrics -> their name in the line a generation logs
     "selfplay/games": "games",
@@ -155,17 +167,66 @@ def check_config(cfg: TrainConfig) -> None:
         )
 
 
+@contextlib.contextmanager
+def run_lock(run_dir: Path) -> Iterator[None]:
+    """Hold ``<run_dir>/.lock`` (an flock, released by the kernel even when the process is
+    killed) while a run works in the folder; ConfigError if another process holds it."""
+    try:
+        import fcntl
+    except ImportError:  # not POSIX: no lock
+        yield
+        return
+    fd = os.open(run_dir / LOCK_FILE, os.O_RDWR | os.O_CREAT, 0o666)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            holder = os.pread(fd, 32, 0).decode(errors="replace").strip() or "?"
+            raise ConfigError(
+                f"{run_dir} is in use by another training process (pid {holder}); "
+                "wait for it to end or choose another run folder"
+            ) from None
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, str(os.getpid()).encode(), 0)
+        yield
+    finally:
+        os.close(fd)
+
+
 def train(cfg: TrainConfig) -> dict:
     """Run (or resume) a training run; returns the last generation's metrics."""
     check_config(cfg)
+    init = None
+    if cfg.init_from:  # the network (and so net.*) comes from that checkpoint
+        try:
+            init = initial_checkpoint(cfg.init_from, cfg.board.size)
+        except CheckpointError as err:
+            raise ConfigError(f"init_from: {err}") from None
+        cfg = dataclasses.replace(cfg, net=NetConfig(**init[1]["net"]))
     run_dir = Path(cfg.run_dir)
     run_dir.mkdir(parents=True, exist_ok=True)
-    (run_dir / "config.json").write_text(json.dumps(dataclasses.asdict(cfg), indent=2))
-    with run_log(run_dir):
-        return _train(cfg, run_dir)
+    with run_lock(run_dir):
+        for folder in (run_dir, run_dir / "selfplay", run_dir / "checkpoints"):
+            remove_temporaries(folder)  # left by a process killed while writing
+        write_atomic(run_dir / "config.json", json.dumps(dataclasses.asdict(cfg), indent=2))
+        with run_log(run_dir):
+            return _train(cfg, run_dir, init)
 
 
-def _train(cfg: TrainConfig, run_dir: Path) -> dict:
+def logged_generations(path: Path) -> set[int]:
+    """The generations that have their line in ``metrics.jsonl``; a line cut off by a kill is
+    dropped first."""
+    if drop_partial_line(path):
+        log.info(f"{path}: dropped a cut-off last line (the run was killed while writing it)")
+    done = set()
+    with contextlib.suppress(FileNotFoundError):
+        for line in path.read_text(encoding="utf-8").splitlines():
+            with contextlib.suppress(ValueError, KeyError, TypeError):
+                done.add(int(json.loads(line)["generation"]))
+    return done
+
+
+def _train(cfg: TrainConfig, run_dir: Path, init: tuple[Path, dict] | None = None) -> dict:
     if cfg.threads > 0:
         torch.set_num_threads(cfg.threads)
     device = resolve_device(cfg.device)
@@ -175,7 +236,10 @@ def _train(cfg: TrainConfig, run_dir: Path) -> dict:
 
     net = build_net(cfg.net, cfg.board.size).to(device)
     learner = Learner(net, rules, cfg.learner, device)
-    first_generation = _resume(cfg, run_dir, learner)
+    first_generation, resumed_metrics = _resume(cfg, run_dir, learner)
+    if init is not None and first_generation == 0:
+        net.load_state_dict(init[1]["model"])
+        log.info(f"initialised from {init[0]} (its generation {init[1]['generation']}, net {cfg.net.name})")
     # One generator per generation, derived from the seed: a resumed run continues reproducibly.
     writer = SummaryWriter(str(run_dir / "tb"))
     writer.add_text(
@@ -185,6 +249,17 @@ def _train(cfg: TrainConfig, run_dir: Path) -> dict:
     policy_value = NetPolicyValue(net, rules, device, precision=cfg.precision)
     metrics: dict = {}
     started = time.monotonic()
+    metrics_path = run_dir / METRICS_FILE
+    last = first_generation - 1
+    if last >= 0 and last not in logged_generations(metrics_path):
+        # Killed after the checkpoint of ``last`` but before its arena and metrics line.
+        metrics = {"generation": last, **resumed_metrics}
+        if cfg.eval.every and (last + 1) % cfg.eval.every == 0:
+            rng = np.random.default_rng([cfg.seed, last, 1])
+            metrics.update(_evaluate(cfg, eval_rules, policy_value, run_dir, last, rng, writer, device))
+        writer.flush()
+        append_line(metrics_path, json.dumps(metrics))
+        log.info(generation_line(metrics, 0.0) + " (finished after the resume)")
     with contextlib.ExitStack() as stack:
         stack.callback(writer.close)
         pool = None
@@ -217,7 +292,9 @@ def _train(cfg: TrainConfig, run_dir: Path) -> dict:
                 metrics.update(_self_play_on_ray(cfg, pool, net, run_dir, generation, writer))
             metrics.update(_learn(cfg, learner, window, rng, writer, generation))
             save_checkpoint(
-                run_dir / "checkpoints", generation, learner.checkpoint(generation, dataclasses.asdict(cfg))
+                run_dir / "checkpoints",
+                generation,
+                learner.checkpoint(generation, dataclasses.asdict(cfg), metrics),
             )
             if cfg.eval.every and (generation + 1) % cfg.eval.every == 0:
                 metrics.update(
@@ -226,8 +303,7 @@ def _train(cfg: TrainConfig, run_dir: Path) -> dict:
             minutes = (time.monotonic() - started) / 60
             writer.add_scalar("perf/elapsed_minutes", minutes, generation)
             writer.flush()
-            with open(run_dir / "metrics.jsonl", "a") as handle:
-                handle.write(json.dumps(metrics) + "\n")
+            append_line(metrics_path, json.dumps(metrics))
             log.info(generation_line(metrics, minutes))
             bar.update(1)
             bar.set_postfix(
@@ -236,13 +312,14 @@ def _train(cfg: TrainConfig, run_dir: Path) -> dict:
     return metrics
 
 
-def _resume(cfg: TrainConfig, run_dir: Path, learner: Learner) -> int:
-    """Restore the newest readable checkpoint of the run, if any; the first generation to play."""
+def _resume(cfg: TrainConfig, run_dir: Path, learner: Learner) -> tuple[int, dict]:
+    """Restore the newest readable checkpoint of the run, if any: (the first generation to
+    play, the metrics the checkpoint kept of its own generation)."""
     resumed = latest_checkpoint(run_dir / "checkpoints")
     if resumed is None:
         board = f"board {cfg.board.size} {cfg.board.variant}"
         log.info(f"run {run_dir}: new, generations 0 to {cfg.generations - 1}, {board}, net {cfg.net.name}")
-        return 0
+        return 0, {}
     path, payload = resumed
     if int(payload["size"]) != cfg.board.size:
         raise ConfigError(f"{path} is for board size {payload['size']}, the config says {cfg.board.size}")
@@ -253,7 +330,8 @@ def _resume(cfg: TrainConfig, run_dir: Path, learner: Learner) -> int:
     else:
         plan = f"nothing to do: generations={cfg.generations}"
     log.info(f"run {run_dir}: resumed from {path} (generation {generation}, step {learner.step}); {plan}")
-    return generation + 1
+    kept = {k: v for k, v in dict(payload.get("metrics") or {}).items() if k != "generation"}
+    return generation + 1, kept
 
 
 def _self_play(cfg, rules, policy_value, run_dir, generation, rng, writer) -> dict:

@@ -74,23 +74,36 @@ def write_shard(
     while path.exists():
         index += 1
         path = folder / f"{prefix}{index:04d}-n{games}.npz"
-    with atomic_writer(path) as handle:
+
+    def read_back(written: Path) -> None:
+        back = load_shard(written)
+        if len(back) != len(samples) or not np.array_equal(back.value, samples.value):
+            raise ValueError(f"{path.name}: the written shard does not read back as written")
+
+    with atomic_writer(path, read_back) as handle:
         np.savez(handle, **{f.name: getattr(samples, f.name) for f in fields(samples)})
     return path
+
+
+def load_shard(path: Path) -> Samples:
+    """A shard's samples; ValueError (or OSError) when the file is damaged."""
+    try:
+        with np.load(path) as data:
+            samples = Samples(**{f.name: data[f.name] for f in fields(Samples)})
+    except (KeyError, EOFError, zipfile.BadZipFile) as err:
+        raise ValueError(str(err)) from None
+    if len({len(getattr(samples, f.name)) for f in fields(samples)}) != 1:
+        raise ValueError("columns of different lengths")
+    return samples
 
 
 def read_shard(path: Path) -> Samples | None:
     """A shard's samples, or None (with a warning) when the file is damaged."""
     try:
-        with np.load(path) as data:
-            samples = Samples(**{f.name: data[f.name] for f in fields(Samples)})
-    except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as err:
+        return load_shard(path)
+    except (OSError, ValueError) as err:
         warnings.warn(f"skipping damaged shard {path.name}: {err}", stacklevel=2)
         return None
-    if len({len(getattr(samples, f.name)) for f in fields(samples)}) != 1:
-        warnings.warn(f"skipping damaged shard {path.name}: columns of different lengths", stacklevel=2)
-        return None
-    return samples
 
 
 def shard_paths(folder: Path, generation: int, worker: int | None | str = "any") -> list[Path]:
