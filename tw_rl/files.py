@@ -63,6 +63,16 @@ def write_atomic(
         handle.write(data.encode("utf-8") if isinstance(data, str) else data)
 
 
+def same_bytes(data: bytes) -> Callable[[Path], None]:
+    """A ``check`` for ``atomic_writer``: the written file holds exactly ``data`` (OSError if not)."""
+
+    def check(path: Path) -> None:
+        if Path(path).read_bytes() != data:
+            raise OSError(f"{path}: the written file does not read back as written")
+
+    return check
+
+
 def remove_temporaries(folder: str | os.PathLike) -> list[Path]:
     """Delete the temporary files ``atomic_writer`` left in ``folder`` (a writer killed before
     its rename); only for a folder no other process is writing. Returns what was removed."""

@@ -54,7 +54,7 @@ from importlib import metadata
 from pathlib import Path
 
 from tw_rl.codecup.evaluation import make_evaluator
-from tw_rl.files import write_atomic
+from tw_rl.files import same_bytes, write_atomic
 
 PACKAGE = "tw_rl.codecup"
 ROOT_PACKAGE = "tw_rl"
@@ -371,7 +371,7 @@ def check_weights(weights: Path, board_size: int = BOARD_SIZE) -> None:
 
 def _write(path: Path, data: bytes) -> None:
     try:
-        write_atomic(path, data)
+        write_atomic(path, data, same_bytes(data))  # read back before it takes the name
     except OSError as err:
         raise SubmissionError(f"cannot write {path}: {err.strerror or err}") from None
 

@@ -31,7 +31,7 @@ from tw_rl.codecup.network import ARCH, tensor_shapes
 from tw_rl.core.rules import Rules
 from tw_rl.core.state import State
 from tw_rl.export.student import StudentNet, masked_softmax, torch_outputs
-from tw_rl.files import write_atomic
+from tw_rl.files import same_bytes, write_atomic
 
 DEFAULT_QUANTIZATION = "float16"
 
@@ -115,10 +115,16 @@ def weights_bytes(
 def write_weights(
     net: StudentNet, path: Path, quantization: str = DEFAULT_QUANTIZATION, meta: dict | None = None
 ) -> int:
-    """Write the weights file atomically; returns its size in bytes."""
+    """Write the weights file atomically, read back (its bytes and what the bot's reader makes
+    of them) before it takes its name; returns its size in bytes."""
     data = weights_bytes(net, quantization, meta)
     Path(path).parent.mkdir(parents=True, exist_ok=True)
-    write_atomic(Path(path), data)
+
+    def read_back(written: Path) -> None:
+        same_bytes(data)(written)
+        fmt.read_weights(str(written), net.size)  # WeightsError (one line) if the bot could not
+
+    write_atomic(Path(path), data, read_back)
     return len(data)
 
 
