@@ -108,6 +108,8 @@ class TrainConfig:
     device: str = "auto"  # "auto" (cuda if present), "cpu" or "cuda"
     threads: int = 1  # torch CPU threads (0 = torch default); 1: small batches gain little from more, and
     # two threads slowed self-play 14x here whenever another process shared the 2 cores
+    init_from: str = ""  # start a new run from this checkpoint's network ("default" = the shipped teacher);
+    # its net config replaces net.*; a run that already has checkpoints resumes from its own
     precision: str = "auto"  # self-play forward passes: "float32", "bfloat16", or "auto" (bfloat16 where the
     # CPU (AVX-512 BF16 / AMX) or GPU computes it natively; see tw_rl.training.net.NetPolicyValue)
     run_dir: str = ""  # where the run lives; scripts/train.py fills it from Hydra
@@ -202,7 +204,7 @@ class ExportConfig:
     ``tw_rl.export.pipeline.export_student``)."""
 
     run_dir: str = ""  # a training run: shards from <run_dir>/selfplay, teacher <run_dir>/checkpoints
-    teacher: str = ""  # teacher checkpoint ("" = the newest in <run_dir>/checkpoints)
+    teacher: str = ""  # teacher checkpoint ("" = newest in <run_dir>/checkpoints; "default" = shipped one)
     samples: str = ""  # shard folder ("" = <run_dir>/selfplay)
     window: int = 100000  # newest samples used
     baseline_games: int = 0  # games the teacher (with search) plays against each baseline for more positions

@@ -59,7 +59,10 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     # None = not given: these go with --run only; the defaults are the export config's.
     distil = parser.add_argument_group("distillation (with --run)")
     distil.add_argument(
-        "--teacher", metavar="CKPT", default=None, help="teacher checkpoint (default: newest)"
+        "--teacher",
+        metavar="CKPT",
+        default=None,
+        help="teacher checkpoint, or 'default': the shipped one (default: the run's newest)",
     )
     distil.add_argument(
         "--steps", type=int, default=None, help=f"gradient steps (default {defaults.distill.steps})"

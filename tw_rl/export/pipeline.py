@@ -29,7 +29,12 @@ from tw_rl.export.distill import DistillResult, distill, fit_text, load_samples,
 from tw_rl.export.student import StudentNet, masked_softmax, torch_outputs
 from tw_rl.export.weights_file import quantization_error, write_weights
 from tw_rl.scalar_position import scalar_position
-from tw_rl.training.checkpoint import latest_checkpoint, load_checkpoint, net_from_checkpoint
+from tw_rl.training.checkpoint import (
+    latest_checkpoint,
+    load_checkpoint,
+    net_from_checkpoint,
+    resolve_checkpoint,
+)
 from tw_rl.training.net import NetPolicyValue
 from tw_rl.training.replay_buffer import Samples
 from tw_rl.training.selfplay import play_games
@@ -143,7 +148,7 @@ def baseline_samples(
 def _teacher(cfg: ExportConfig, run: Path | None) -> tuple[Path, nn.Module]:
     """The teacher checkpoint of an export (``cfg.teacher``, else the run's newest) and its net."""
     if cfg.teacher:
-        path = Path(cfg.teacher)
+        path = resolve_checkpoint(cfg.teacher)
         payload = load_checkpoint(path)
     elif run is not None:
         found = latest_checkpoint(run / "checkpoints")

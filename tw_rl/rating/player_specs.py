@@ -6,8 +6,9 @@ Players (``parse_players``), each a string or a mapping:
 - ``mcts`` or ``mcts@N``: the standard-library UCT player (``tw_rl.codecup.players.UctPlayer``,
   N playouts per move, default 200), played in-process one game at a time;
 - ``ckpt:PATH[@N]``: training checkpoints, PATH a file, a folder (a run folder or its
-  ``checkpoints/``) or a glob; each searches N simulations per move (default: the config's
-  ``simulations``; ``@0`` or ``@raw``: the raw policy's best move, no search);
+  ``checkpoints/``), a glob, or ``default`` (the teacher shipped in the package); each searches
+  N simulations per move (default: the config's ``simulations``; ``@0`` or ``@raw``: the raw
+  policy's best move, no search);
 - ``weights:PATH[@SECONDS]``: the CodeCup bot with an exported weights file, on a clock of
   SECONDS per game (default: the CodeCup clock), played through the referee like a program; PATH
   ``default`` is the student shipped in the package, ``none`` the bot without a network
@@ -45,7 +46,7 @@ from tw_rl.codecup.weights import WeightsError, read_weights
 from tw_rl.files import file_sha256
 from tw_rl.rating.results_db import Identity
 from tw_rl.referee.process import script_sha256
-from tw_rl.training.checkpoint import CHECKPOINT_PATTERN, CheckpointError, load_checkpoint
+from tw_rl.training.checkpoint import CHECKPOINT_PATTERN, DEFAULT_TEACHER, CheckpointError, load_checkpoint
 
 # The player kinds, defined here only: the string form names one by a prefix (``ckpt:PATH``) or
 # a baseline name, the mapping form by ``kind``. A weights: bot becomes a program spec.
@@ -135,6 +136,10 @@ def _simulations_suffix(text: str, default: int) -> tuple[str, int]:
 
 
 def _checkpoint_files(pattern: str) -> list[Path]:
+    if pattern == "default":  # the shipped teacher
+        if not DEFAULT_TEACHER.is_file():
+            raise ArenaError(f"the shipped teacher {DEFAULT_TEACHER} is missing from this install")
+        return [DEFAULT_TEACHER]
     path = Path(pattern).expanduser()
     if any(ch in pattern for ch in "*?["):
         files = [Path(p) for p in _glob.glob(str(path))]

@@ -1,0 +1,114 @@
+"""Ship a training checkpoint as the package's default teacher, with its model card.
+
+Copies the checkpoint to ``tw_rl/training/teacher-default.pt`` (checked to load with
+``weights_only=True``) and writes ``tw_rl/training/teacher-default.md``: the run's config, the
+compute it took, the games and samples it learned from, and (with ``--ratings``) its Elo
+against the anchors of an arena's ``ratings.json``.
+
+    python scripts/ship_teacher.py runs/teacher-ref/checkpoints/ckpt-g000060.pt \\
+        --ratings arena-teacher/ratings.json --note "CPU run on the 2-core development machine"
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from tw_rl.files import file_sha256, write_atomic
+from tw_rl.training.checkpoint import DEFAULT_TEACHER, CheckpointError, load_checkpoint
+
+
+def run_totals(run_dir: Path, generation: int) -> dict:
+    """Games, samples and gradient steps of the run up to ``generation``, from metrics.jsonl."""
+    totals = {"generations": 0, "games": 0, "samples": 0, "selfplay_seconds": 0.0}
+    path = run_dir / "metrics.jsonl"
+    if not path.is_file():
+        return totals
+    for line in path.read_text(encoding="utf-8").splitlines():
+        try:
+            row = json.loads(line)
+        except ValueError:
+            continue
+        if row.get("generation", -1) > generation or "selfplay/games" not in row:
+            continue
+        totals["generations"] += 1
+        totals["games"] += int(row["selfplay/games"])
+        totals["samples"] += int(row["selfplay/samples"])
+        if row.get("perf/games_per_s"):
+            totals["selfplay_seconds"] += row["selfplay/games"] / row["perf/games_per_s"]
+    return totals
+
+
+def ratings_table(path: Path, name: str) -> str:
+    """The arena's ratings as a Markdown table (the shipped teacher's row marked)."""
+    data = json.loads(path.read_text(encoding="utf-8"))
+    players = data.get("players", data)
+    rows = ["| player | Elo | 95% interval | games |", "|---|---|---|---|"]
+    for p in sorted(players, key=lambda p: -p["elo"]):
+        mark = " (this teacher)" if p["name"] == name else ""
+        interval = f"[{p['low']:+.0f}, {p['high']:+.0f}]"
+        rows.append(f"| {p['name']}{mark} | {p['elo']:+.0f} | {interval} | {p['games']} |")
+    return "\n".join(rows)
+
+
+def model_card(checkpoint: Path, payload: dict, totals: dict, ratings: str, note: str) -> str:
+    cfg = payload.get("config", {})
+    net, board = payload["net"], cfg.get("board", {})
+    search, selfplay, learner = cfg.get("search", {}), cfg.get("selfplay", {}), cfg.get("learner", {})
+    lines = [
+        "# The default teacher",
+        "",
+        f"Shipped as `tw_rl/training/teacher-default.pt` (sha256 `{file_sha256(checkpoint)}`):",
+        f"the network of generation {payload['generation']} (gradient step {payload['step']}) of the run",
+        f"`{Path(cfg.get('run_dir', '?')).name}`. `ckpt:default` in the arena, `tw-rl export --teacher",
+        "default` and `init_from=default` in training use it; `torch.load(..., weights_only=True)` reads it.",
+        "",
+        "## Network",
+        f"`{net['name']}`: {net['blocks']} residual blocks of {net['channels']} channels (global pooling",
+        f"every {net['pool_every']}), heads of {net['head_channels']} channels; board size",
+        f"{payload['size']}, {board.get('variant', '?')} rules.",
+        "",
+        "## Training",
+        f"- Search: {search.get('root', '?')} root, {search.get('simulations', '?')} simulations on a share "
+        f"of {search.get('full_search_fraction', '?')} of the moves (these become samples), "
+        f"{search.get('cheap_simulations', '?')} on the others.",
+        f"- Self-play: {selfplay.get('games_per_generation', '?')} games a generation. Learner: "
+        f"{learner.get('steps_per_generation', '?')} steps of batch {learner.get('batch_size', '?')} a "
+        f"generation, replay window {learner.get('replay_window', '?')}.",
+        f"- Up to this generation: {totals['generations']} generations, {totals['games']:,} games, "
+        f"{totals['samples']:,} samples, about {totals['selfplay_seconds'] / 60:.0f} minutes of self-play.",
+    ]
+    if note:
+        lines += [f"- {note}"]
+    if ratings:
+        lines += ["", "## Strength", "", ratings]
+    return "\n".join(lines) + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("checkpoint", type=Path)
+    parser.add_argument("--ratings", type=Path, help="an arena's ratings.json to quote in the card")
+    parser.add_argument("--name", default="", help="the teacher's player name in --ratings")
+    parser.add_argument("--note", default="", help="a line about the compute (machine, wall time)")
+    args = parser.parse_args(argv)
+    try:
+        payload = load_checkpoint(args.checkpoint)
+    except CheckpointError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+    run_dir = args.checkpoint.resolve().parent.parent
+    totals = run_totals(run_dir, int(payload["generation"]))
+    ratings = ratings_table(args.ratings, args.name) if args.ratings else ""
+    write_atomic(DEFAULT_TEACHER, args.checkpoint.read_bytes())
+    load_checkpoint(DEFAULT_TEACHER)  # reads back
+    card = model_card(DEFAULT_TEACHER, payload, totals, ratings, args.note)
+    write_atomic(DEFAULT_TEACHER.with_suffix(".md"), card)
+    print(f"shipped {args.checkpoint} as {DEFAULT_TEACHER} ({DEFAULT_TEACHER.stat().st_size:,} bytes)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
