@@ -16,7 +16,7 @@ to the stored result (a game that ended in a fault is taken as the referee score
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Container, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -60,9 +60,14 @@ def _replays(rules: Rules, record: Record, fault: str | None, winner: int) -> bo
 
 
 def import_referee(
-    db: ResultsDB, folder: str | Path, players: Sequence[PlayerSpec] = (), log=print
+    db: ResultsDB,
+    folder: str | Path,
+    players: Sequence[PlayerSpec] = (),
+    log=print,
+    only: Container[int] | None = None,
 ) -> ImportReport:
-    """Store the games of one referee results folder; ``players`` name the programs they match."""
+    """Store the games of one referee results folder; ``players`` name the programs they match.
+    ``only``: just these game numbers (a caller storing games as they end)."""
     folder = Path(folder)
     results = folder / RESULTS
     if not results.is_file():
@@ -76,6 +81,8 @@ def import_referee(
             continue
         try:
             game = json.loads(line)
+            if only is not None and int(game["game"]) not in only:
+                continue
             size = int(game["size"])
             rules = rules_of.get(size) or rules_of.setdefault(size, Rules(size))
             game_file = folder / GAME_FILE.format(int(game["game"]))

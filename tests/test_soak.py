@@ -1,0 +1,97 @@
+"""scripts/soak.py (issue 15): a short soak, killed outright and started again, ends with every game
+filed once and stored once; other settings on the same folder are refused; nothing is left
+running."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+SCRIPT = ROOT / "scripts" / "soak.py"
+
+
+def soak_module():
+    spec = importlib.util.spec_from_file_location("soak_script", SCRIPT)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up there
+    spec.loader.exec_module(module)
+    return module
+
+
+def living(tag: str) -> list[int]:
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            cmdline = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+            state = (entry / "stat").read_text().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            continue
+        if tag in cmdline and state != "Z":
+            found.append(int(entry.name))
+    return found
+
+
+def test_game_numbers_take_the_opponents_in_turn_and_extend():
+    soak = soak_module()
+    assert soak.game_numbers(10, 3) == [[1, 2, 3, 4], [1, 2, 3, 4], [1, 2]]
+    assert soak.game_numbers(5, 2) == [[1, 2, 3], [1, 2]]
+    for total in range(12):  # a shorter soak's games are the start of a longer one's
+        short, long = soak.game_numbers(total, 3), soak.game_numbers(total + 5, 3)
+        assert all(s == lo[: len(s)] for s, lo in zip(short, long, strict=True))
+        assert sum(map(len, short)) == total
+
+
+def test_soak_killed_and_resumed_files_and_stores_every_game_once(tmp_path):
+    out, db = tmp_path / "soak", tmp_path / "results.sqlite"
+    argv = [sys.executable, str(SCRIPT), "--games", "6", "--time", "1.5", "--jobs", "2"]
+    argv += ["--opponents", "random", "greedy", "--out", str(out), "--db", str(db)]
+    proc = subprocess.Popen(argv, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and not list(out.glob("matches/*/game-*.txt")):
+            time.sleep(0.05)
+        assert list(out.glob("matches/*/game-*.txt")), "no game finished in time"
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(10)
+    finally:
+        proc.kill()
+        proc.communicate()
+    time.sleep(0.3)
+    assert living(str(out)) == []  # the programs died with the soak (parent-death signal)
+    done = subprocess.run(argv, cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert "already played" in done.stderr and "faults:" in done.stdout
+    for name, count in (("random", 4), ("greedy", 2)):  # pairs 1 and 3 to random, 2 to greedy
+        folder = out / "matches" / name
+        numbers = list(range(1, count + 1))
+        assert sorted(p.name for p in folder.glob("game-*.txt")) == [f"game-{n:05d}.txt" for n in numbers]
+        lines = [json.loads(line) for line in (folder / "results.jsonl").read_text().splitlines()]
+        assert sorted(line["game"] for line in lines) == numbers
+        for line in lines:
+            bot = "red" if line["red"]["program"] == "bot" else "white"
+            assert line["max_rss_kib"][bot] > 0 and line["thinking"][bot] < 1.5
+    with sqlite3.connect(db) as conn:
+        assert conn.execute("SELECT COUNT(*) FROM games").fetchone()[0] == 6
+        names = {row[0] for row in conn.execute("SELECT name FROM players")}
+    assert {"codecup-random", "codecup-greedy"} <= names and any(n.startswith("submission-") for n in names)
+    report = json.loads((out / "report.json").read_text())
+    assert report["games"] == 6 and report["bot"]["peak_memory_mib"] > 0
+    # The same command again: nothing to play, nothing stored twice.
+    again = subprocess.run(argv, cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert again.returncode == 0 and "6 already played, 0 to play" in again.stderr
+    with sqlite3.connect(db) as conn:
+        assert conn.execute("SELECT COUNT(*) FROM games").fetchone()[0] == 6
+    # Another clock on the same folder is refused in one line.
+    other = subprocess.run([*argv, "--time", "2"], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert other.returncode == 2 and other.stderr.startswith("error: ") and "time" in other.stderr
+    assert other.stderr.count("\n") == 1
+    assert living(str(out)) == []
