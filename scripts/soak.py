@@ -354,7 +354,9 @@ def soak(args: argparse.Namespace) -> int:
     if interrupted:
         print("interrupted: every finished game is filed; run the same command to continue", file=sys.stderr)
         return 130
-    print(f"report: {out / REPORT}; ratings: tw-rl evaluate --games 0 --db {args.db}", file=sys.stderr)
+    anchor = next((o.rating_name for o in opponents if o.name == "random"), None)
+    rate = f"tw-rl evaluate --games 0 --db {args.db}" + (f" --anchor {anchor}" if anchor else "")
+    print(f"report: {out / REPORT}; ratings: {rate}", file=sys.stderr)
     return 0
 
 
