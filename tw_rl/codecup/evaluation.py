@@ -4,9 +4,9 @@ The seam: an evaluator has ``evaluate(position, territory=None) -> (priors, valu
 
 - ``priors``: dict {move: probability} over the legal moves of ``position`` (summing to 1);
 - ``value``: float in [-1, 1], the expected result for the side to move;
-- ``territory`` is an optional hint: ``position.territory()`` when the caller already has it
-  (the search computes it anyway to detect the game end), so it is not computed twice.
-  An evaluator that does not need it ignores it.
+- ``territory`` is ignored (kept for old callers): a position computes its sight and territory
+  once, when a move is played (the CodeCup end test needs them), and keeps them, so the
+  evaluators read them from the position at no cost.
 
 The search never calls an evaluator on a finished position.
 
@@ -25,7 +25,7 @@ The search never calls an evaluator on a finished position.
   k = 24 13-7; C alone and T + C were even).  A 10-cell lead in both margins on the 91-cell
   board is worth tanh(1.3) = 0.86; the search still reaches true terminal values (+-1).
 - priors ("heuristic", the default; see ``move_weights``): by move type from the sight
-  tables, then scaled down in a settled territory.  Contested empty cells, captures and
+  planes, then scaled down in a settled territory.  Contested empty cells, captures and
   threatened stacks first; quiet moves in cells already ours last.  Costs one pass over the
   legal moves; beat uniform priors 18-2 at 200 simulations a move.  ("uniform": equal priors.)
 
@@ -36,25 +36,37 @@ and ``tw-rl export`` use it unless told ``--no-weights``.
 ``make_evaluator(weights_path=None)`` returns a ``TerritoryEvaluator`` without a weights file.
 With one it returns the student network of that file (``network.NetworkEvaluator``, a
 pure-Python forward pass) through the module-level hook ``NETWORK_EVALUATOR_FACTORY``, a
-callable ``factory(path) -> evaluator``; a file that is not a valid weights file for this
-board is refused with one line (``weights.WeightsError``, an ``EvaluatorError``).
+callable ``factory(path[, board_size]) -> evaluator``; a file that is not a valid weights file
+for this board is refused with one line (``WeightsError``, an ``EvaluatorError``; both live in
+``errors.py`` and are importable from here).
+
+Everything is computed on the rules engine's bitboards (``rules.py``): the margins are
+population counts of bit-sliced comparisons, the priors a handful of masks.
 """
 
 import math
 import os
 
-from tw_rl.codecup.rules import EMPTY, NEUTRAL, RED, WHITE
+from tw_rl.codecup.errors import EvaluatorError, WeightsError
+from tw_rl.codecup.network import NetworkEvaluator
+from tw_rl.codecup.rules import RED, greater
 
+__all__ = [
+    "DEFAULT_WEIGHTS",
+    "DEFAULT_WEIGHTS_SIZE",
+    "NETWORK_EVALUATOR_FACTORY",
+    "EvaluatorError",
+    "TerritoryEvaluator",
+    "WeightsError",
+    "control_margin",
+    "default_weights",
+    "make_evaluator",
+    "move_weights",
+    "sight_tables",
+]
 
-def _network_evaluator(weights_path, board_size=None):
-    """The student network of a weights file (network.py; imported here: no import cycle)."""
-    from tw_rl.codecup.network import NetworkEvaluator
-
-    return NetworkEvaluator(weights_path, board_size)
-
-
-# A callable factory(weights_path) -> evaluator; None: weights files are refused.
-NETWORK_EVALUATOR_FACTORY = _network_evaluator
+# A callable factory(weights_path[, board_size]) -> evaluator; None: weights files are refused.
+NETWORK_EVALUATOR_FACTORY = NetworkEvaluator
 
 
 # The student shipped with the package (package data; absent inside a submission built without it).
@@ -69,27 +81,19 @@ def default_weights(board_size=DEFAULT_WEIGHTS_SIZE):
     return None
 
 
-class EvaluatorError(Exception):
-    """An evaluator could not be made (missing weights file, no network evaluator built in)."""
-
-
 def sight_tables(position):
-    """[unused, red sight, white sight]: how many of the 6 rays from each cell see that colour first."""
-    n = position.board.num_cells
-    red = [0] * n
-    white = [0] * n
-    owner = position.owner
-    rays = position.board.rays
-    for x in range(n):
-        o = owner[x]
-        if o == RED or o == WHITE:
-            s = red if o == RED else white
-            for ray in rays[x]:
-                for z in ray:
-                    s[z] += 1
-                    if owner[z]:
-                        break
-    return [None, red, white]
+    """[unused, red sight, white sight]: how many of the 6 rays from each cell see that colour
+    first, as lists in cell order (``Position.sight_lists``; the search itself uses planes)."""
+    return position.sight_lists()
+
+
+def _sides(position):
+    """(mine, theirs, my sight, their sight, neutral, heights) for the side to move."""
+    red, white, neutral, heights = position.stacks()
+    rc, wc = position.counts()
+    if position.to_move == RED:
+        return red, white, rc, wc, neutral, heights
+    return white, red, wc, rc, neutral, heights
 
 
 def control_margin(position, sg=None):
@@ -97,37 +101,22 @@ def control_margin(position, sg=None):
 
     A stack is its owner's unless the other side may capture it now (sight above its height
     and the capture not suicidal); an empty or neutral cell belongs to the side that sees
-    it more often (and, for the neutral stack, could take it).
+    it more often (and, for the neutral stack, could take it).  ``sg`` is ignored.
     """
-    if sg is None:
-        sg = sight_tables(position)
-    me = position.to_move
-    sm = sg[me]
-    so = sg[3 - me]
-    owner = position.owner
-    height = position.height
-    total = 0
-    for y in range(len(owner)):
-        o = owner[y]
-        a = sm[y]
-        b = so[y]
-        if o == EMPTY:
-            if a > b:
-                total += 1
-            elif b > a:
-                total -= 1
-        elif o == me:
-            if not (b > height[y] and b >= a):
-                total += 1
-        elif o == NEUTRAL:
-            h = height[y]
-            if a > b and a > h:
-                total += 1
-            elif b > a and b > h:
-                total -= 1
-        elif not (a > height[y] and a >= b):
-            total -= 1
-    return total
+    mine, theirs, a, b, neutral, h = _sides(position)
+    empty = position.board.mask & ~(mine | theirs | neutral)
+    a_more = greater(a, b)
+    b_more = greater(b, a)
+    a_up = greater(a, h)
+    b_up = greater(b, h)
+    return (
+        (empty & a_more).bit_count()
+        - (empty & b_more).bit_count()
+        + (mine & ~(b_up & ~a_more)).bit_count()
+        - (theirs & ~(a_up & ~b_more)).bit_count()
+        + (neutral & a_more & a_up).bit_count()
+        - (neutral & b_more & b_up).bit_count()
+    )
 
 
 class TerritoryEvaluator:
@@ -144,82 +133,97 @@ class TerritoryEvaluator:
         self.priors = priors
 
     def evaluate(self, position, territory=None):
-        if territory is None:
-            territory = position.territory()
-        me = position.to_move
-        sg = sight_tables(position)
-        red, white = territory
-        t_margin = len(red) - len(white)
-        if me == WHITE:
-            t_margin = -t_margin
+        mine, theirs, a, b, neutral, h = _sides(position)
+        board = position.board
+        tr, tw = position.territory_bits()
+        t_mine, t_theirs = (tr, tw) if position.to_move == RED else (tw, tr)
+        t_margin = t_mine.bit_count() - t_theirs.bit_count()
+        a_more = greater(a, b)
+        b_more = greater(b, a)
+        a_up = greater(a, h)
+        b_up = greater(b, h)
         wt = self.territory_weight
         wc = self.control_weight
-        c_margin = control_margin(position, sg) if wc else 0
-        n = position.board.num_cells
+        if wc:
+            empty = board.mask & ~(mine | theirs | neutral)
+            c_margin = (
+                (empty & a_more).bit_count()
+                - (empty & b_more).bit_count()
+                + (mine & ~(b_up & ~a_more)).bit_count()
+                - (theirs & ~(a_up & ~b_more)).bit_count()
+                + (neutral & a_more & a_up).bit_count()
+                - (neutral & b_more & b_up).bit_count()
+            )
+        else:
+            c_margin = 0
+        n = board.num_cells
         value = math.tanh(self.k * (wt * t_margin + wc * c_margin) / ((wt + wc) * n))
-        moves = legal_moves_from(position, sg)
-        if len(moves) == 1:
-            return {moves[0]: 1.0}, value
-        if self.priors == "uniform":
+        legal = a_up if position.variant == "official" else a_up & ~b_more
+        if not legal:
+            return {n: 1.0}, value
+        if self.priors == "uniform" or position.variant == "official":
+            moves = board.cells(legal)
+            if position.variant == "official":
+                moves.append(n)
             p = 1.0 / len(moves)
             return {m: p for m in moves}, value
-        raw = move_weights(position, moves, sg, territory)
+        weight = [0.0] * n
+        for cells, w in _weight_groups(legal, mine, theirs, neutral, b, a_more, b_up, t_mine, t_theirs):
+            if cells:
+                for y in board.cells(cells):
+                    weight[y] = w
+        moves = board.cells(legal)
+        if len(moves) == 1:
+            return {moves[0]: 1.0}, value
+        raw = [weight[y] for y in moves]
         inv = 1.0 / sum(raw)
         return {m: w * inv for m, w in zip(moves, raw, strict=True)}, value
 
 
-def legal_moves_from(position, sg):
-    """position.legal_moves() (CodeCup variant) from precomputed sight tables."""
-    me = position.to_move
-    sm = sg[me]
-    so = sg[3 - me]
-    height = position.height
-    moves = [y for y in range(len(height)) if sm[y] > height[y] and so[y] <= sm[y]]
-    if not moves:
-        moves.append(len(height))
-    return moves
+def _weight_groups(legal, mine, theirs, neutral, b, a_more, b_up, t_mine, t_theirs):
+    """(cells, prior weight) groups of the legal placements; see ``move_weights``."""
+    empty = legal & ~(mine | theirs | neutral)
+    b_sees = b[0] | b[1] | b[2]
+    base = (
+        (empty & ~a_more, 1.0),
+        (empty & a_more & b_sees, 0.5),
+        (empty & a_more & ~b_sees, 0.15),
+        (legal & theirs, 1.5),
+        (legal & neutral, 0.7),
+        (legal & mine & b_up, 1.0),
+        (legal & mine & ~b_up, 0.05),
+    )
+    # x0.1 in our own territory (already safe), x0.3 in the opponent's (ours first)
+    t_theirs &= ~t_mine
+    rest = ~(t_mine | t_theirs)
+    for cells, w in base:
+        if cells:
+            yield cells & rest, w
+            yield cells & t_mine, w * 0.1
+            yield cells & t_theirs, w * 0.3
 
 
-def move_weights(position, moves, sg, territory):
+def move_weights(position, moves, sg=None, territory=None):
     """Unnormalised prior weights of the legal moves, by move type.
 
     Empty cell: 1.0 when the opponent sees it as often as we do (contested), 0.5 when it
     sees it less, 0.15 when it does not see it at all (ours anyway).  Capture: 1.5 (of a
     neutral stack: 0.7).  Reinforcement: 1.0 when the stack is under threat, else 0.05.
-    Then x0.1 in our own territory (already safe) and x0.3 in the opponent's.
+    Then x0.1 in our own territory (already safe) and x0.3 in the opponent's.  ``sg`` and
+    ``territory`` are ignored (the position keeps them); the pass weighs 1.0.
     """
-    me = position.to_move
-    opp = 3 - me
-    sm = sg[me]
-    so = sg[opp]
-    owner = position.owner
-    height = position.height
-    n = len(owner)
-    cls = bytearray(n + 1)  # 0 contested, 1 mine, 2 theirs (index n: the pass)
-    red, white = territory
-    mine, theirs = (red, white) if me == RED else (white, red)
-    for y in theirs:
-        cls[y] = 2
-    for y in mine:
-        cls[y] = 1
-    factor = (1.0, 0.1, 0.3)
-    out = []
-    for y in moves:
-        if y == n:
-            out.append(1.0)
-            continue
-        o = owner[y]
-        b = so[y]
-        if o == EMPTY:
-            w = 1.0 if b >= sm[y] else 0.5 if b else 0.15
-        elif o == opp:
-            w = 1.5
-        elif o == NEUTRAL:
-            w = 0.7
-        else:
-            w = 1.0 if b > height[y] else 0.05
-        out.append(w * factor[cls[y]])
-    return out
+    mine, theirs, a, b, neutral, h = _sides(position)
+    board = position.board
+    tr, tw = position.territory_bits()
+    t_mine, t_theirs = (tr, tw) if position.to_move == RED else (tw, tr)
+    legal = board.bitboard(m for m in moves if m != board.num_cells)
+    weight = [1.0] * (board.num_cells + 1)
+    groups = _weight_groups(legal, mine, theirs, neutral, b, greater(a, b), greater(b, h), t_mine, t_theirs)
+    for cells, w in groups:
+        if cells:
+            for y in board.cells(cells):
+                weight[y] = w
+    return [weight[m] for m in moves]
 
 
 def make_evaluator(weights_path=None, board_size=None, **options):

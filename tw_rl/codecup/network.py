@@ -49,11 +49,12 @@ simulations a move with the network (advance + territory ~0.2 ms per simulation)
 """
 
 import math
-from operator import mul
+import sys
+from operator import itemgetter, mul
 
-from tw_rl.codecup.evaluation import sight_tables
-from tw_rl.codecup.rules import RED, Board
-from tw_rl.codecup.weights import WeightsError, read_weights
+from tw_rl.codecup.errors import WeightsError
+from tw_rl.codecup.rules import RED, Board, greater
+from tw_rl.codecup.weights import read_weights
 
 ARCH = "student-1"
 MAX_HEIGHT = 6
@@ -64,7 +65,9 @@ OFFSETS = (0, OWNER_ROWS, OWNER_ROWS + SIGHT_ROWS)
 ROWS = OWNER_ROWS + SIGHT_ROWS + STATUS_ROWS  # 93
 NUM_GLOBALS = 2  # I play red; the opponent has just passed
 MIXINGS = ("mean", "directional")
-NUM_KEYS = OWNER_ROWS * SIGHT_ROWS * STATUS_ROWS  # distinct cell codes: key = (a * 49 + b) * 16 + c
+# A cell's code as one 16-bit key: low byte (a_sight * 7 + b_sight) * 4 + 2 * I may place + they
+# may place; high byte (owner * 7 + height) * 4 + 2 * their territory + my territory.
+NUM_KEYS = 112 * 256
 
 # Tensors of the weights file: name -> shape (W = width, H = hidden, D = directions).
 TENSOR_SHAPES = {
@@ -95,54 +98,84 @@ def cell_codes(position, territory=None):
     """([(a, b, c) per cell], [I play red, opponent passed], my legal placements).
 
     The inputs of the network for ``position`` (see the module docstring); ``territory`` is
-    ``position.territory()`` when the caller has it.
+    ignored (the position keeps its own).
     """
-    keys, glob, legal = _features(position, territory)
-    codes = [
-        (k // (SIGHT_ROWS * STATUS_ROWS), (k // STATUS_ROWS) % SIGHT_ROWS, k % STATUS_ROWS) for k in keys
-    ]
+    keys, glob, legal = _features(position)
+    codes = [(k >> 10, (k & 255) >> 2, (k & 3) << 2 | (k >> 8) & 3) for k in keys]
     return codes, glob, legal
 
 
-def _features(position, territory):
-    """(key per cell, globals, my legal placements) with key = (a * 49 + b) * 16 + c."""
-    if territory is None:
-        territory = position.territory()
-    owner = position.owner
-    height = position.height
-    n = len(owner)
-    _, red, white = sight_tables(position)
+class _Spread:
+    """Per board: turn bit planes into one byte per cell (bit j of a plane -> byte j)."""
+
+    def __init__(self, board):
+        lane = board.lane
+        self.lane = lane
+        self.format = f"0{lane}b"
+        self.ones = int.from_bytes(b"\x01" * lane, "little")
+        self.gather = itemgetter(*board.bit_index)
+        self.key_bytes = bytearray(2 * lane)
+        # the low byte of a little-endian 16-bit key comes first
+        self.low, self.high = (0, 1) if sys.byteorder == "little" else (1, 0)
+
+
+_SPREADS = {}
+
+
+def _features(position):
+    """(key per cell, globals, my legal placements) with the 16-bit keys of ``NUM_KEYS``.
+
+    Every input is a bit plane of the rules engine; each plane becomes one byte per cell through
+    its binary string (the characters '0' and '1' are the bytes 0x30 and 0x31), weighted sums of
+    those give the two bytes of every key at once.
+    """
+    board = position.board
+    sp = _SPREADS.get(board.size)
+    if sp is None:
+        sp = _SPREADS[board.size] = _Spread(board)
+    red, white, neutral, (h0, h1, h2) = position.stacks()
+    rc, wc = position.counts()
+    tr, tw = position.territory_bits()
     me = position.to_move
     if me == RED:
-        sm, so = red, white
-        mine, theirs = territory
-        cat = (0, 1, 2, 3)
+        mine, theirs, a, b, tm, tt = red, white, rc, wc, tr, tw
     else:
-        sm, so = white, red
-        theirs, mine = territory
-        cat = (0, 2, 1, 3)
-    terr = [0] * n
-    for y in mine:
-        terr[y] = 1
-    for y in theirs:
-        terr[y] += 2
-    keys = [0] * n
-    legal = []
-    for y in range(n):
-        h = height[y]
-        if h > MAX_HEIGHT:
-            h = MAX_HEIGHT
-        a = sm[y]
-        b = so[y]
-        k = ((cat[owner[y]] * 7 + h) * 49 + a * 7 + b) * 16 + terr[y]
-        if a > h and b <= a:
-            k += 8
-            legal.append(y)
-        if b > h and a <= b:
-            k += 4
-        keys[y] = k
+        mine, theirs, a, b, tm, tt = white, red, wc, rc, tw, tr
+    top = h0 & h1 & h2  # a height of 7 or more reads as MAX_HEIGHT (6)
+    if top:
+        h0 &= ~top
+    h = (h0, h1, h2)
+    legal_me = greater(a, h) & ~greater(b, a)
+    legal_them = greater(b, h) & ~greater(a, b)
+    fmt = sp.format
+    frm = int.from_bytes
+    low = (
+        28 * frm(format(a[0], fmt).encode(), "big")
+        + 56 * frm(format(a[1], fmt).encode(), "big")
+        + 112 * frm(format(a[2], fmt).encode(), "big")
+        + 4 * frm(format(b[0], fmt).encode(), "big")
+        + 8 * frm(format(b[1], fmt).encode(), "big")
+        + 16 * frm(format(b[2], fmt).encode(), "big")
+        + 2 * frm(format(legal_me, fmt).encode(), "big")
+        + frm(format(legal_them, fmt).encode(), "big")
+        - 0x30 * 227 * sp.ones
+    )
+    high = (
+        28 * frm(format(mine | neutral, fmt).encode(), "big")
+        + 56 * frm(format(theirs | neutral, fmt).encode(), "big")
+        + 4 * frm(format(h0, fmt).encode(), "big")
+        + 8 * frm(format(h1, fmt).encode(), "big")
+        + 16 * frm(format(h2, fmt).encode(), "big")
+        + frm(format(tm, fmt).encode(), "big")
+        + 2 * frm(format(tt, fmt).encode(), "big")
+        - 0x30 * 115 * sp.ones
+    )
+    buf = sp.key_bytes
+    buf[sp.low :: 2] = low.to_bytes(sp.lane, "little")
+    buf[sp.high :: 2] = high.to_bytes(sp.lane, "little")
+    keys = sp.gather(memoryview(buf).cast("H"))
     glob = (1.0 if me == RED else 0.0, 1.0 if position.passes else 0.0)
-    return keys, glob, legal
+    return keys, glob, board.cells(legal_me)
 
 
 class Network:
@@ -214,9 +247,9 @@ class Network:
         self.inv_cells = 1.0 / n
 
     def _entry(self, key):
-        a = key // (SIGHT_ROWS * STATUS_ROWS)
-        b = OWNER_ROWS + (key // STATUS_ROWS) % SIGHT_ROWS
-        c = OWNER_ROWS + SIGHT_ROWS + key % STATUS_ROWS
+        a = key >> 10
+        b = OWNER_ROWS + ((key & 255) >> 2)
+        c = OWNER_ROWS + SIGHT_ROWS + ((key & 3) << 2 | (key >> 8) & 3)
         t = self._self_rows
         s = [x + y + z for x, y, z in zip(t[a], t[b], t[c], strict=True)]
         m = self._msg_rows
@@ -289,7 +322,7 @@ class Network:
     def outputs(self, position, territory=None):
         """(logits of every cell and the pass [N+1], value for the side to move)."""
         self.check_board(position)
-        keys, glob, _ = _features(position, territory)
+        keys, glob, _ = _features(position)
         logits, value = self.run(keys, glob, range(self.num_cells + 1))
         return [logits[y] for y in range(self.num_cells + 1)], value
 
@@ -311,7 +344,7 @@ class NetworkEvaluator:
     def evaluate(self, position, territory=None):
         net = self.network
         net.check_board(position)
-        keys, glob, moves = _features(position, territory)
+        keys, glob, moves = _features(position)
         if position.variant != "codecup":
             moves = position.legal_moves()
         elif not moves:

@@ -12,10 +12,10 @@ Design
   is expanded in full on its first visit (every legal move is played and evaluated once, deadline
   permitting): that finds an immediate win at once (it is returned without more search) and
   gives every move one honest evaluation before the priors steer the rest.
-- Every node stores its Position (a copy; ~1.5 KB on the 6-board) and the territory computed
-  when it was made.  Moves are played with ``advance``, which does what ``Position.play`` does
-  for a legal CodeCup move but hands back the territory it computes for the end test, so the
-  evaluator need not compute it again (the territory is ~2/3 of the cost of a simulation).
+- Every node stores its Position (a copy: a few ints, the bitboards of ``rules.py``).  Moves are
+  played with ``advance`` (a copy, then ``Position.play``); the position keeps the sight and
+  territory that ``play`` computes for the CodeCup end test, so the evaluator reads them at no
+  cost (the territory is the larger part of a simulation's rules work).
 - Values along a path alternate sign (every move, a pass too, hands the turn over).
 - The search stops at a deadline (time.monotonic, checked before every simulation) or after a
   fixed number of simulations (tests).  It returns the most visited root move (ties: higher
@@ -34,49 +34,20 @@ from tw_rl.codecup.rules import RED, WHITE
 
 
 def advance(position, move):
-    """(child, territory): a copy of position with the legal move played, and its territory.
-
-    Same result as ``child = position.copy(); child.play(move)`` for a legal move under the
-    CodeCup variant; ``territory`` is the child's ``territory()`` (None when the game ended by
-    two passes, or for the official variant, where ``play`` is used as it is).
-    """
+    """A copy of position with the move played (``Position.play``; it keeps its territory)."""
     child = position.copy()
-    if position.variant != "codecup":
-        child.play(move)
-        return child, None
-    n = position.board.num_cells
-    mover = position.to_move
-    if move == n:
-        child.passes += 1
-        active = False
-    else:
-        s = position.sight(move, mover)
-        active = position.owner[move] != mover or position.sight(move, 3 - mover) >= s
-        child.owner[move] = mover
-        child.height[move] = s
-        child.passes = 0
-    child.quiet = 0 if active else child.quiet + 1
-    child.ply += 1
-    child.last_move = move
-    child.to_move = 3 - mover
-    if child.passes >= 2:
-        child.over = True
-        return child, None
-    territory = child.territory()
-    red, white = territory
-    if len(red) + len(white) >= n and len(set(red).union(white)) == n:
-        child.over = True
-    return child, territory
+    child.play(move)
+    return child
 
 
 def result_value(position, territory=None):
-    """+1 / -1 / 0: the finished game's result for the side to move in position."""
+    """+1 / -1 / 0: the finished game's result for the side to move in position (``territory``
+    is ignored: the position keeps its own)."""
     if position.forfeit or position.variant != "codecup":
         w = position.winner()
     else:
-        if territory is None:
-            territory = position.territory()
-        r, wh = len(territory[0]), len(territory[1])
+        red, white = position.territory_bits()
+        r, wh = red.bit_count(), white.bit_count()
         w = RED if r > wh else WHITE if wh > r else 0
     if w == 0:
         return 0.0
@@ -88,7 +59,6 @@ class Node:
 
     __slots__ = (
         "pos",
-        "terr",
         "terminal",
         "value",
         "moves",
@@ -100,9 +70,8 @@ class Node:
         "wsum",
     )
 
-    def __init__(self, pos, terr):
+    def __init__(self, pos):
         self.pos = pos
-        self.terr = terr
         self.terminal = pos.over
         self.value = 0.0
         self.moves = None  # None: not expanded yet
@@ -116,10 +85,10 @@ class Node:
     def expand(self, evaluator, legal=None):
         """Evaluate the node (terminal: its result); returns the value for its side to move."""
         if self.terminal:
-            self.value = result_value(self.pos, self.terr)
+            self.value = result_value(self.pos)
             self.moves = []
             return self.value
-        priors, value = evaluator.evaluate(self.pos, self.terr)
+        priors, value = evaluator.evaluate(self.pos)
         if legal is not None:  # the root: trust the rules engine, not the evaluator
             total = sum(max(0.0, priors.get(m, 0.0)) for m in legal)
             if total > 0.0:
@@ -136,7 +105,6 @@ class Node:
         self.n = [0] * len(moves)
         self.w = [0.0] * len(moves)
         self.value = max(-1.0, min(1.0, float(value)))
-        self.terr = None  # not needed any more; free it
         return self.value
 
 
@@ -158,11 +126,7 @@ class MCTS:
     @staticmethod
     def _same(a, b):
         return (
-            a.to_move == b.to_move
-            and a.owner == b.owner
-            and a.height == b.height
-            and a.passes == b.passes
-            and a.over == b.over
+            a.to_move == b.to_move and a.stacks() == b.stacks() and a.passes == b.passes and a.over == b.over
         )
 
     def _find(self, position):
@@ -195,15 +159,14 @@ class MCTS:
         if node is not None and node.moves is not None and not node.terminal:
             if sorted(node.moves) == legal:
                 return node
-        node = Node(position.copy(), None)
+        node = Node(position.copy())
         value = node.expand(self.evaluator, legal)
         node.visits = 1
         node.wsum = value
         return node
 
     def _make_child(self, node, i):
-        pos, terr = advance(node.pos, node.moves[i])
-        child = Node(pos, terr)
+        child = Node(advance(node.pos, node.moves[i]))
         node.children[i] = child
         return child
 
