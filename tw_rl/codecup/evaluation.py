@@ -167,40 +167,36 @@ class TerritoryEvaluator:
                 moves.append(n)
             p = 1.0 / len(moves)
             return {m: p for m in moves}, value
-        weight = [0.0] * n
-        for cells, w in _weight_groups(legal, mine, theirs, neutral, b, a_more, b_up, t_mine, t_theirs):
-            if cells:
-                for y in board.cells(cells):
-                    weight[y] = w
         moves = board.cells(legal)
         if len(moves) == 1:
             return {moves[0]: 1.0}, value
-        raw = [weight[y] for y in moves]
-        inv = 1.0 / sum(raw)
-        return {m: w * inv for m, w in zip(moves, raw, strict=True)}, value
+        weight = dict.fromkeys(moves, 1.0)
+        _set_weights(weight, board, legal, mine, theirs, neutral, b, a_more, b_up, t_mine, t_theirs)
+        inv = 1.0 / sum(weight.values())
+        return {m: w * inv for m, w in weight.items()}, value
 
 
-def _weight_groups(legal, mine, theirs, neutral, b, a_more, b_up, t_mine, t_theirs):
-    """(cells, prior weight) groups of the legal placements; see ``move_weights``."""
+def _set_weights(weight, board, legal, mine, theirs, neutral, b, a_more, b_up, t_mine, t_theirs):
+    """Set the prior weights (see ``move_weights``) of the legal placements in ``weight``, a dict
+    whose values start at 1.0 (contested empty cells, threatened stacks)."""
+    cells = board.cells
     empty = legal & ~(mine | theirs | neutral)
     b_sees = b[0] | b[1] | b[2]
-    base = (
-        (empty & ~a_more, 1.0),
+    for group, w in (
         (empty & a_more & b_sees, 0.5),
         (empty & a_more & ~b_sees, 0.15),
         (legal & theirs, 1.5),
         (legal & neutral, 0.7),
-        (legal & mine & b_up, 1.0),
         (legal & mine & ~b_up, 0.05),
-    )
+    ):
+        if group:
+            for y in cells(group):
+                weight[y] = w
     # x0.1 in our own territory (already safe), x0.3 in the opponent's (ours first)
-    t_theirs &= ~t_mine
-    rest = ~(t_mine | t_theirs)
-    for cells, w in base:
-        if cells:
-            yield cells & rest, w
-            yield cells & t_mine, w * 0.1
-            yield cells & t_theirs, w * 0.3
+    for group, f in ((legal & t_mine, 0.1), (legal & t_theirs & ~t_mine, 0.3)):
+        if group:
+            for y in cells(group):
+                weight[y] *= f
 
 
 def move_weights(position, moves, sg=None, territory=None):
@@ -217,12 +213,9 @@ def move_weights(position, moves, sg=None, territory=None):
     tr, tw = position.territory_bits()
     t_mine, t_theirs = (tr, tw) if position.to_move == RED else (tw, tr)
     legal = board.bitboard(m for m in moves if m != board.num_cells)
-    weight = [1.0] * (board.num_cells + 1)
-    groups = _weight_groups(legal, mine, theirs, neutral, b, greater(a, b), greater(b, h), t_mine, t_theirs)
-    for cells, w in groups:
-        if cells:
-            for y in board.cells(cells):
-                weight[y] = w
+    weight = dict.fromkeys(moves, 1.0)
+    a_more, b_up = greater(a, b), greater(b, h)
+    _set_weights(weight, board, legal, mine, theirs, neutral, b, a_more, b_up, t_mine, t_theirs)
     return [weight[m] for m in moves]
 
 

@@ -19,8 +19,10 @@ a whole board is handled by a few shifts and masks:
       c=11     guard row                    bits 132..143
 
   The direction (dc, dr) is a shift by ``dc * W + dr``.
-- Lanes: red's and white's boards travel packed in one int, white's shifted by ``LANE =
-  W * W`` bits, so every operation serves both colours at once.
+- Lanes: several boards travel packed in one int, lane j shifted by ``j * LANE`` bits
+  (``LANE = W * W``; the guard row keeps a step from crossing lanes), so every operation
+  serves them all at once: red's and white's stacks for the sight of a position, four boards
+  for the territory.
 - Sight: for each of the 6 directions the cells that see a colour first along it are one
   "occluded fill" from that colour's stacks through the empty cells (Kogge-Stone doubling,
   stopping as soon as no longer run of empty cells is left; along (0, -1) a single addition
@@ -29,11 +31,12 @@ a whole board is handled by a few shifts and masks:
 - Legal placements: sight > height (heights are three bit planes too) and, in CodeCup, the
   opponent's sight <= ours: a few bit-sliced comparisons for the whole board.
 - Territory (CodeCup's simulation): every legal placement of the filling side is played at
-  once, round after round (RULES.md: the result does not depend on the order).
-  Reinforcements change no sight and no owner, so they are left out of the rounds; only the
-  heights they would give the first filler's stacks matter (the second filler may capture
-  those), and they are set once at the end of its fill: its final sight wherever it could
-  still reinforce.  A position computes its sight and territory once and keeps them.
+  once, round after round (RULES.md: the result does not depend on the order), the two
+  simulations (red's territory, white's) side by side in four lanes.  Reinforcements change
+  no sight and no owner, so they are left out of the rounds; only the heights they would give
+  the first filler's stacks matter (the second filler may capture those), and they are set
+  once at the end of its fill: its final sight wherever it could still reinforce.  A position
+  computes its sight and territory once and keeps them.
 
 ``Position.owner`` and ``Position.height`` are lists, made on first use; once handed out they
 are the position's truth (a caller may change them in place, as tests and tools do) and the
@@ -185,14 +188,19 @@ def sight_counts(board, red, white, empty):
     cell see a stack of that colour first.  red, white: the colours' stacks; empty: the empty
     cells (any other stack only blocks)."""
     lane, mask2, lane_mask, steps = board.geometry
-    P = red | (white << lane)
-    E = empty | (empty << lane)
+    c0, c1, c2 = _count_planes(red | (white << lane), empty | (empty << lane), mask2, steps)
+    return (c0 & lane_mask, c1 & lane_mask, c2 & lane_mask), (c0 >> lane, c1 >> lane, c2 >> lane)
+
+
+def _count_planes(stacks, empty, mask, steps):
+    """Bit planes (c0, c1, c2) of how many rays from each cell see one of ``stacks`` first, for
+    boards packed in lanes: ``empty`` and ``mask`` (the cells) hold every lane's board."""
     # (0, -1): adding 1 above each stack carries through the run of empty cells above it and
     # stops on the first stack or guard bit; the changed bits are the cells that see it.
-    views = [((E + (P << 1)) ^ E) & mask2]
+    views = [((empty + (stacks << 1)) ^ empty) & mask]
     for s in steps:
-        g = P
-        pr = E
+        g = stacks
+        pr = empty
         if s > 0:  # a cell sees what lies s bits above it: views travel down
             k = s
             while True:
@@ -201,7 +209,7 @@ def sight_counts(board, red, white, empty):
                 if not pr:
                     break
                 k += k
-            views.append((g >> s) & mask2)
+            views.append((g >> s) & mask)
         else:
             k = -s
             while True:
@@ -210,7 +218,7 @@ def sight_counts(board, red, white, empty):
                 if not pr:
                     break
                 k += k
-            views.append((g << -s) & mask2)
+            views.append((g << -s) & mask)
     a, b, c, d, e, f = views
     # Two full adders and a two-bit sum: bit planes of a + b + c + d + e + f.
     t = a ^ b
@@ -222,62 +230,70 @@ def sight_counts(board, red, white, empty):
     c0 = s1 ^ s2
     k3 = s1 & s2
     t = k1 ^ k2
-    c1 = t ^ k3
-    c2 = (k1 & k2) | (k3 & t)
-    return (c0 & lane_mask, c1 & lane_mask, c2 & lane_mask), (c0 >> lane, c1 >> lane, c2 >> lane)
-
-
-def _fill(board, mine, other, neutral, heights, mc, oc, mine_red):
-    """Play every legal CodeCup placement of one side (``mine``) on other or empty cells, all
-    at once, round after round, until none is left (reinforcements are left out: they change no
-    sight and no owner).  ``mc``/``oc``: the two sides' sight planes now.  Returns (mine,
-    other, neutral, mc, oc) after the fill."""
-    mask = board.mask
-    h0, h1, h2 = heights
-    n0, n1, n2 = ~h0, ~h1, ~h2
-    while True:
-        a0, a1, a2 = mc
-        b0, b1, b2 = oc
-        # sight > height, and not (their sight > ours)
-        up = (a2 & n2) | (~(a2 ^ h2) & ((a1 & n1) | (~(a1 ^ h1) & a0 & n0)))
-        sui = (b2 & ~a2) | (~(b2 ^ a2) & ((b1 & ~a1) | (~(b1 ^ a1) & b0 & ~a0)))
-        new = up & ~sui & ~mine
-        if not new:
-            return mine, other, neutral, mc, oc
-        mine |= new
-        other &= ~new
-        neutral &= ~new
-        empty = mask & ~(mine | other | neutral)
-        if mine_red:
-            mc, oc = sight_counts(board, mine, other, empty)
-        else:
-            oc, mc = sight_counts(board, other, mine, empty)
+    return c0, t ^ k3, (k1 & k2) | (k3 & t)
 
 
 def territory_bits(board, red, white, neutral, heights, counts):
-    """(red territory, white territory) as bitboards: for each colour, the opponent fills first,
-    then the colour; its stacks at the end are its territory.  ``counts``: the position's
-    (red, white) sight planes."""
+    """(red territory, white territory) as bitboards.  ``counts``: the position's (red, white)
+    sight planes.
+
+    For each colour the opponent fills first, then the colour; its stacks at the end are its
+    territory.  Both simulations run side by side, in four lanes: the first fillers (white for
+    red's territory, red for white's) in lanes 0 and 1, the second fillers in lanes 2 and 3, so
+    a round of either phase is one count of 4-lane boards and two-lane comparisons.  In every
+    round each first (then second) filler plays all its legal placements on empty or other
+    cells at once (reinforcements are left out: they change no sight and no owner); a phase
+    ends when neither simulation has one left.  Between the phases the first fillers' stacks
+    get the heights their reinforcements would give them: the final sight wherever they could
+    still reinforce.
+    """
+    lane, mask2, lane_mask, steps = board.geometry
+    lane2 = lane + lane
+    mask4 = mask2 | (mask2 << lane2)
+    low = (1 << lane2) - 1
     rc, wc = counts
-    out = []
-    for p_red in (True, False):
-        if p_red:
-            mine, other, opc, mc = red, white, wc, rc  # white fills first
-        else:
-            mine, other, opc, mc = white, red, rc, wc
-        other, mine, neutral1, opc, mc = _fill(board, other, mine, neutral, heights, opc, mc, not p_red)
-        # The first filler's reinforcements: its final sight wherever it could still reinforce.
-        h0, h1, h2 = heights
-        fix = other & greater(opc, heights) & ~greater(mc, opc)
-        if fix:
-            keep = ~fix
-            a0, a1, a2 = opc
-            heights1 = ((h0 & keep) | (a0 & fix), (h1 & keep) | (a1 & fix), (h2 & keep) | (a2 & fix))
-        else:
-            heights1 = heights
-        mine = _fill(board, mine, other, neutral1, heights1, mc, opc, p_red)[0]
-        out.append(mine)
-    return out[0], out[1]
+    first = white | (red << lane)  # (sim of red's territory, sim of white's)
+    second = red | (white << lane)
+    neutral |= neutral << lane
+    fc = tuple(w | (r << lane) for r, w in zip(rc, wc, strict=True))
+    sc = tuple(r | (w << lane) for r, w in zip(rc, wc, strict=True))
+    h0, h1, h2 = heights
+    h0 |= h0 << lane
+    h1 |= h1 << lane
+    h2 |= h2 << lane
+    for phase in (1, 2):
+        n0, n1, n2 = ~h0, ~h1, ~h2
+        while True:
+            a0, a1, a2 = fc if phase == 1 else sc  # the filler's sight
+            b0, b1, b2 = sc if phase == 1 else fc
+            # sight > height, and not (the other's sight > the filler's)
+            up = (a2 & n2) | (~(a2 ^ h2) & ((a1 & n1) | (~(a1 ^ h1) & a0 & n0)))
+            sui = (b2 & ~a2) | (~(b2 ^ a2) & ((b1 & ~a1) | (~(b1 ^ a1) & b0 & ~a0)))
+            if phase == 1:
+                new = up & ~sui & ~first
+                if not new:
+                    break
+                first |= new
+                second &= ~new
+            else:
+                new = up & ~sui & ~second
+                if not new:
+                    break
+                second |= new
+                first &= ~new
+            neutral &= ~new
+            empty = mask2 & ~(first | second | neutral)
+            c0, c1, c2 = _count_planes(first | (second << lane2), empty | (empty << lane2), mask4, steps)
+            fc = (c0 & low, c1 & low, c2 & low)
+            sc = (c0 >> lane2, c1 >> lane2, c2 >> lane2)
+        if phase == 1:
+            fix = first & up & ~sui  # where the first fillers could still reinforce
+            if fix:
+                keep = ~fix
+                h0 = (h0 & keep) | (a0 & fix)
+                h1 = (h1 & keep) | (a1 & fix)
+                h2 = (h2 & keep) | (a2 & fix)
+    return second & lane_mask, second >> lane
 
 
 class Position:
@@ -303,6 +319,7 @@ class Position:
         "_seen",
         "_counts",
         "_terr",
+        "_legal",
     )
 
     def __init__(self, board, variant="codecup", stale_end=False):
@@ -324,7 +341,7 @@ class Position:
         self._red = self._white = self._neutral = 0
         self._h = (0, 0, 0)
         self._owner = self._height = self._seen = None
-        self._counts = self._terr = None
+        self._counts = self._terr = self._legal = None
 
     @classmethod
     def start(cls, board, red_cell, white_cell, variant="codecup", stale_end=False):
@@ -367,6 +384,7 @@ class Position:
         p._owner = p._height = p._seen = None
         p._counts = self._counts
         p._terr = self._terr
+        p._legal = self._legal
         return p
 
     # ------------------------------------------------------ owner and height lists
@@ -433,7 +451,7 @@ class Position:
                 if h & 4:
                     h2 |= b
         self._red, self._white, self._neutral, self._h = red, white, neutral, (h0, h1, h2)
-        self._counts = self._terr = None
+        self._counts = self._terr = self._legal = None
         self._seen = (list(owner), list(height))
 
     # ------------------------------------------------------------- bitboards
@@ -463,13 +481,18 @@ class Position:
         return t
 
     def legal_bits(self, colour):
-        """Bitboard of colour's legal placements under this position's variant."""
+        """Bitboard of colour's legal placements under this position's variant; kept (and
+        handed to copies) for the last colour asked."""
         rc, wc = self.counts()
+        kept = self._legal
+        if kept is not None and kept[0] == colour and kept[1] == self.variant:
+            return kept[2]
         mc, oc = (rc, wc) if colour == RED else (wc, rc)
-        up = greater(mc, self._h)
+        legal = greater(mc, self._h)
         if self.variant == "codecup":
-            return up & ~greater(oc, mc)
-        return up
+            legal &= ~greater(oc, mc)
+        self._legal = (colour, self.variant, legal)
+        return legal
 
     # ----------------------------------------------------------------- sight
     def sight(self, cell, colour):
@@ -549,7 +572,7 @@ class Position:
                 (h1 | b) if s & 2 else (h1 & nb),
                 (h2 | b) if s & 4 else (h2 & nb),
             )
-            self._counts = self._terr = None
+            self._counts = self._terr = self._legal = None
             if self._owner is not None:
                 self._owner[move] = mover
                 self._height[move] = s

@@ -21,6 +21,8 @@ Design
   fixed number of simulations (tests).  It returns the most visited root move (ties: higher
   Q, then higher prior); the root's moves come from ``Position.legal_moves``, so the answer is
   always legal.
+- Children are made in the order of their priors (highest first), so selection scores the
+  visited moves and just one unvisited move (see ``Node``).
 - Tree reuse: after a search the subtree of the chosen move is kept; the next search looks
   for the new position among that node's children (by the opponent's last move, then by
   comparing stacks) and keeps its statistics.  Nodes hold no parent links, so a dropped
@@ -35,6 +37,7 @@ from tw_rl.codecup.rules import RED, WHITE
 
 def advance(position, move):
     """A copy of position with the move played (``Position.play``; it keeps its territory)."""
+    position.legal_bits(position.to_move)  # kept by the parent: play's legality check is free
     child = position.copy()
     child.play(move)
     return child
@@ -55,7 +58,14 @@ def result_value(position, territory=None):
 
 
 class Node:
-    """A search node: its position, the evaluator's output, and per-move edge statistics."""
+    """A search node: its position, the evaluator's output, and per-move edge statistics.
+
+    Children are made in the order of the priors, highest first (``order`` sorts the moves
+    before the first child is made), so the children made so far are a prefix of the moves
+    (``children`` grows by appending): selection scores only the visited moves and the one
+    unvisited move with the highest prior, the only unvisited move that can win it (they all
+    share the same first-play urgency).
+    """
 
     __slots__ = (
         "pos",
@@ -87,6 +97,7 @@ class Node:
         if self.terminal:
             self.value = result_value(self.pos)
             self.moves = []
+            self.children = []
             return self.value
         priors, value = evaluator.evaluate(self.pos)
         if legal is not None:  # the root: trust the rules engine, not the evaluator
@@ -101,11 +112,22 @@ class Node:
             probs = list(priors.values())
         self.moves = moves
         self.priors = probs
-        self.children = [None] * len(moves)
+        self.children = []
         self.n = [0] * len(moves)
         self.w = [0.0] * len(moves)
         self.value = max(-1.0, min(1.0, float(value)))
         return self.value
+
+    def order(self):
+        """Put the moves in the order of their priors, highest first (a stable sort: ties keep
+        the evaluator's order).  Done before the first child is made, not at the expansion:
+        most nodes never get a child."""
+        probs = self.priors
+        if len(probs) > 1:
+            order = sorted(range(len(probs)), key=probs.__getitem__, reverse=True)
+            moves = self.moves
+            self.moves = [moves[i] for i in order]
+            self.priors = [probs[i] for i in order]
 
 
 class MCTS:
@@ -139,9 +161,8 @@ class MCTS:
         if node.children is None:
             return None
         last = position.last_move
-        for i, m in enumerate(node.moves):
-            c = node.children[i]
-            if c is not None and m == last and self._same(c.pos, position):
+        for m, c in zip(node.moves, node.children, strict=False):  # the children: a prefix
+            if m == last and self._same(c.pos, position):
                 return c
         return None
 
@@ -165,10 +186,17 @@ class MCTS:
         node.wsum = value
         return node
 
-    def _make_child(self, node, i):
-        child = Node(advance(node.pos, node.moves[i]))
-        node.children[i] = child
-        return child
+    def _make_child(self, node):
+        """The next child of node (the unvisited move with the highest prior), evaluated."""
+        k = len(node.children)
+        if k == 0:
+            node.order()
+        child = Node(advance(node.pos, node.moves[k]))
+        node.children.append(child)
+        value = child.expand(self.evaluator)
+        child.visits = 1
+        child.wsum = value
+        return child, value
 
     def _backup(self, path, value):
         """value is for the side to move at the end of path."""
@@ -184,6 +212,7 @@ class MCTS:
         path = []
         c = self.c_puct
         red_fpu = self.fpu_reduction
+        sqrt = math.sqrt
         while True:
             if node.terminal:
                 value = node.value
@@ -193,28 +222,24 @@ class MCTS:
             n = node.n
             w = node.w
             p = node.priors
-            sq = c * math.sqrt(node.visits)
-            fpu = node.wsum / node.visits - red_fpu
+            kids = node.children
+            k = len(kids)
+            sq = c * sqrt(node.visits)
             best = -1e30
-            bi = 0
-            for i in range(len(p)):
+            bi = k
+            for i in range(k):
                 ni = n[i]
-                if ni:
-                    u = w[i] / ni + sq * p[i] / (1 + ni)
-                else:
-                    u = fpu + sq * p[i]
+                u = w[i] / ni + sq * p[i] / (1 + ni)
                 if u > best:
                     best = u
                     bi = i
+            if k < len(p) and node.wsum / node.visits - red_fpu + sq * (p[k] if k else max(p)) > best:
+                bi = k
             path.append((node, bi))
-            child = node.children[bi]
-            if child is None:
-                child = self._make_child(node, bi)
-                value = child.expand(self.evaluator)
-                child.visits = 1
-                child.wsum = value
+            if bi == k:
+                value = self._make_child(node)[1]
                 break
-            node = child
+            node = kids[bi]
         self._backup(path, value)
 
     def search(self, position, deadline=None, max_sims=None):
@@ -229,17 +254,12 @@ class MCTS:
         sims = 0
         if len(root.moves) > 1:
             # full expansion of the root: one evaluation per move; stop at an immediate win
-            for i in range(len(root.moves)):
-                if root.children[i] is not None:
-                    continue
+            for i in range(len(root.children), len(root.moves)):
                 if (deadline is not None and now() >= deadline) or (
                     max_sims is not None and sims >= max_sims
                 ):
                     break
-                child = self._make_child(root, i)
-                value = child.expand(self.evaluator)
-                child.visits = 1
-                child.wsum = value
+                child, value = self._make_child(root)
                 self._backup([(root, i)], value)
                 sims += 1
                 if child.terminal and value < 0.0:  # the opponent has lost: we won
@@ -261,7 +281,7 @@ class MCTS:
             for i, m in enumerate(root.moves)
         ]
         self.last_stats.sort(key=lambda t: -t[1])
-        self.root = root.children[bi] if self.reuse else None
+        self.root = root.children[bi] if self.reuse and bi < len(root.children) else None
         return root.moves[bi]
 
     @staticmethod
