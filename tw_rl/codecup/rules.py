@@ -93,12 +93,12 @@ class Board:
         self.mask = sum(self.bits)
         self.lane_mask = (1 << self.lane) - 1
         self.steps = tuple(dc * w + dr for dc, dr in DIRECTIONS)
-        # (lane, both lanes' board, one lane, the steps filled by doubling: all but (0, -1))
+        # (lane, both lanes' board, one lane, the bit steps of the directions filled by doubling)
         self.geometry = (
             self.lane,
             self.mask | (self.mask << self.lane),
             self.lane_mask,
-            tuple(s for s in self.steps if s != -1),
+            (w, 1, w + 1, w, w + 1),  # cells see up along the first three, down along the last two
         )
         self._nbytes = (self.lane + 7) // 8
         self._byte_cells = None
@@ -194,43 +194,77 @@ def sight_counts(board, red, white, empty):
 
 def _count_planes(stacks, empty, mask, steps):
     """Bit planes (c0, c1, c2) of how many rays from each cell see one of ``stacks`` first, for
-    boards packed in lanes: ``empty`` and ``mask`` (the cells) hold every lane's board."""
+    boards packed in lanes: ``empty`` and ``mask`` (the cells) hold every lane's board.
+    ``steps``: the bit distances of the directions (1, 0), (0, 1), (1, 1), (-1, 0), (-1, -1).
+
+    Each direction is an occluded fill: the views travel from the stacks through runs of empty
+    cells, doubling the distance each pass (Kogge-Stone) until no longer run is left."""
+    s1, s2, s3, s4, s5 = steps
     # (0, -1): adding 1 above each stack carries through the run of empty cells above it and
     # stops on the first stack or guard bit; the changed bits are the cells that see it.
-    views = [((empty + (stacks << 1)) ^ empty) & mask]
-    for s in steps:
-        g = stacks
-        pr = empty
-        if s > 0:  # a cell sees what lies s bits above it: views travel down
-            k = s
-            while True:
-                g |= pr & (g >> k)
-                pr &= pr >> k
-                if not pr:
-                    break
-                k += k
-            views.append((g >> s) & mask)
-        else:
-            k = -s
-            while True:
-                g |= pr & (g << k)
-                pr &= pr << k
-                if not pr:
-                    break
-                k += k
-            views.append((g << -s) & mask)
-    a, b, c, d, e, f = views
-    # Two full adders and a two-bit sum: bit planes of a + b + c + d + e + f.
-    t = a ^ b
-    s1 = t ^ c
-    k1 = (a & b) | (t & c)
-    t = d ^ e
-    s2 = t ^ f
-    k2 = (d & e) | (t & f)
-    c0 = s1 ^ s2
+    v0 = ((empty + (stacks << 1)) ^ empty) & mask
+    # the cells see up (views travel down)
+    g = stacks
+    pr = empty
+    k = s1
+    while True:
+        g |= pr & (g >> k)
+        pr &= pr >> k
+        if not pr:
+            break
+        k += k
+    v1 = (g >> s1) & mask
+    g = stacks
+    pr = empty
+    k = s2
+    while True:
+        g |= pr & (g >> k)
+        pr &= pr >> k
+        if not pr:
+            break
+        k += k
+    v2 = (g >> s2) & mask
+    g = stacks
+    pr = empty
+    k = s3
+    while True:
+        g |= pr & (g >> k)
+        pr &= pr >> k
+        if not pr:
+            break
+        k += k
+    v3 = (g >> s3) & mask
+    # the cells see down (views travel up)
+    g = stacks
+    pr = empty
+    k = s4
+    while True:
+        g |= pr & (g << k)
+        pr &= pr << k
+        if not pr:
+            break
+        k += k
+    v4 = (g << s4) & mask
+    g = stacks
+    pr = empty
+    k = s5
+    while True:
+        g |= pr & (g << k)
+        pr &= pr << k
+        if not pr:
+            break
+        k += k
+    v5 = (g << s5) & mask
+    # Two full adders and a two-bit sum: bit planes of v0 + v1 + ... + v5.
+    t = v0 ^ v1
+    s1 = t ^ v2
+    k1 = (v0 & v1) | (t & v2)
+    t = v3 ^ v4
+    s2 = t ^ v5
+    k2 = (v3 & v4) | (t & v5)
     k3 = s1 & s2
     t = k1 ^ k2
-    return c0, t ^ k3, (k1 & k2) | (k3 & t)
+    return s1 ^ s2, t ^ k3, (k1 & k2) | (k3 & t)
 
 
 def territory_bits(board, red, white, neutral, heights, counts):
@@ -251,48 +285,51 @@ def territory_bits(board, red, white, neutral, heights, counts):
     lane2 = lane + lane
     mask4 = mask2 | (mask2 << lane2)
     low = (1 << lane2) - 1
-    rc, wc = counts
+    (r0, r1, r2), (w0, w1, w2) = counts
     first = white | (red << lane)  # (sim of red's territory, sim of white's)
     second = red | (white << lane)
     neutral |= neutral << lane
-    fc = tuple(w | (r << lane) for r, w in zip(rc, wc, strict=True))
-    sc = tuple(r | (w << lane) for r, w in zip(rc, wc, strict=True))
+    f0, f1, f2 = w0 | (r0 << lane), w1 | (r1 << lane), w2 | (r2 << lane)  # the first fillers' sight
+    s0, s1, s2 = r0 | (w0 << lane), r1 | (w1 << lane), r2 | (w2 << lane)  # the second fillers'
     h0, h1, h2 = heights
     h0 |= h0 << lane
     h1 |= h1 << lane
     h2 |= h2 << lane
-    for phase in (1, 2):
+    n0, n1, n2 = ~h0, ~h1, ~h2
+    while True:  # phase 1: the first fillers
+        # sight > height, and not (the other's sight > the filler's)
+        up = (f2 & n2) | (~(f2 ^ h2) & ((f1 & n1) | (~(f1 ^ h1) & f0 & n0)))
+        sui = (s2 & ~f2) | (~(s2 ^ f2) & ((s1 & ~f1) | (~(s1 ^ f1) & s0 & ~f0)))
+        new = up & ~sui & ~first
+        if not new:
+            break
+        first |= new
+        second &= ~new
+        neutral &= ~new
+        empty = mask2 & ~(first | second | neutral)
+        c0, c1, c2 = _count_planes(first | (second << lane2), empty | (empty << lane2), mask4, steps)
+        f0, f1, f2 = c0 & low, c1 & low, c2 & low
+        s0, s1, s2 = c0 >> lane2, c1 >> lane2, c2 >> lane2
+    fix = first & up & ~sui  # where the first fillers could still reinforce
+    if fix:
+        keep = ~fix
+        h0 = (h0 & keep) | (f0 & fix)
+        h1 = (h1 & keep) | (f1 & fix)
+        h2 = (h2 & keep) | (f2 & fix)
         n0, n1, n2 = ~h0, ~h1, ~h2
-        while True:
-            a0, a1, a2 = fc if phase == 1 else sc  # the filler's sight
-            b0, b1, b2 = sc if phase == 1 else fc
-            # sight > height, and not (the other's sight > the filler's)
-            up = (a2 & n2) | (~(a2 ^ h2) & ((a1 & n1) | (~(a1 ^ h1) & a0 & n0)))
-            sui = (b2 & ~a2) | (~(b2 ^ a2) & ((b1 & ~a1) | (~(b1 ^ a1) & b0 & ~a0)))
-            if phase == 1:
-                new = up & ~sui & ~first
-                if not new:
-                    break
-                first |= new
-                second &= ~new
-            else:
-                new = up & ~sui & ~second
-                if not new:
-                    break
-                second |= new
-                first &= ~new
-            neutral &= ~new
-            empty = mask2 & ~(first | second | neutral)
-            c0, c1, c2 = _count_planes(first | (second << lane2), empty | (empty << lane2), mask4, steps)
-            fc = (c0 & low, c1 & low, c2 & low)
-            sc = (c0 >> lane2, c1 >> lane2, c2 >> lane2)
-        if phase == 1:
-            fix = first & up & ~sui  # where the first fillers could still reinforce
-            if fix:
-                keep = ~fix
-                h0 = (h0 & keep) | (a0 & fix)
-                h1 = (h1 & keep) | (a1 & fix)
-                h2 = (h2 & keep) | (a2 & fix)
+    while True:  # phase 2: the second fillers
+        up = (s2 & n2) | (~(s2 ^ h2) & ((s1 & n1) | (~(s1 ^ h1) & s0 & n0)))
+        sui = (f2 & ~s2) | (~(f2 ^ s2) & ((f1 & ~s1) | (~(f1 ^ s1) & f0 & ~s0)))
+        new = up & ~sui & ~second
+        if not new:
+            break
+        second |= new
+        first &= ~new
+        neutral &= ~new
+        empty = mask2 & ~(first | second | neutral)
+        c0, c1, c2 = _count_planes(first | (second << lane2), empty | (empty << lane2), mask4, steps)
+        f0, f1, f2 = c0 & low, c1 & low, c2 & low
+        s0, s1, s2 = c0 >> lane2, c1 >> lane2, c2 >> lane2
     return second & lane_mask, second >> lane
 
 

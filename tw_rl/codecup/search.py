@@ -76,6 +76,8 @@ class Node:
         "children",
         "n",
         "w",
+        "q",
+        "a",
         "visits",
         "wsum",
     )
@@ -87,8 +89,10 @@ class Node:
         self.moves = None  # None: not expanded yet
         self.priors = None
         self.children = None
-        self.n = None
-        self.w = None
+        self.n = None  # per move: visits,
+        self.w = None  # sum of values (for the side to move here),
+        self.q = None  # mean value w / n (0 while unvisited),
+        self.a = None  # prior / (1 + n): the exploration term without its common factor
         self.visits = 0  # simulations through this node (its own evaluation included)
         self.wsum = 0.0  # sum of their values, for the side to move here
 
@@ -115,6 +119,8 @@ class Node:
         self.children = []
         self.n = [0] * len(moves)
         self.w = [0.0] * len(moves)
+        self.q = [0.0] * len(moves)
+        self.a = list(probs)
         self.value = max(-1.0, min(1.0, float(value)))
         return self.value
 
@@ -128,6 +134,7 @@ class Node:
             moves = self.moves
             self.moves = [moves[i] for i in order]
             self.priors = [probs[i] for i in order]
+            self.a = list(self.priors)
 
 
 class MCTS:
@@ -202,8 +209,12 @@ class MCTS:
         """value is for the side to move at the end of path."""
         for node, i in reversed(path):
             value = -value
-            node.n[i] += 1
-            node.w[i] += value
+            n = node.n[i] + 1
+            w = node.w[i] + value
+            node.n[i] = n
+            node.w[i] = w
+            node.q[i] = w / n
+            node.a[i] = node.priors[i] / (1 + n)
             node.visits += 1
             node.wsum += value
 
@@ -219,20 +230,19 @@ class MCTS:
                 node.visits += 1
                 node.wsum += value
                 break
-            n = node.n
-            w = node.w
             p = node.priors
             kids = node.children
             k = len(kids)
             sq = c * sqrt(node.visits)
             best = -1e30
             bi = k
-            for i in range(k):
-                ni = n[i]
-                u = w[i] / ni + sq * p[i] / (1 + ni)
+            # PUCT: q + c * sqrt(N) * prior / (1 + n) over the visited moves ...
+            for i, q, a in zip(range(k), node.q, node.a, strict=False):
+                u = q + sq * a
                 if u > best:
                     best = u
                     bi = i
+            # ... and the best unvisited one, at the first-play urgency
             if k < len(p) and node.wsum / node.visits - red_fpu + sq * (p[k] if k else max(p)) > best:
                 bi = k
             path.append((node, bi))
