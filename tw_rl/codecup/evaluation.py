@@ -49,7 +49,7 @@ import os
 
 from tw_rl.codecup.errors import EvaluatorError, WeightsError
 from tw_rl.codecup.network import NetworkEvaluator
-from tw_rl.codecup.rules import RED, greater
+from tw_rl.codecup.rules import RED
 
 __all__ = [
     "DEFAULT_WEIGHTS",
@@ -88,12 +88,14 @@ def sight_tables(position):
 
 
 def _sides(position):
-    """(mine, theirs, my sight, their sight, neutral, heights) for the side to move."""
-    red, white, neutral, heights = position.stacks()
+    """(mine, theirs, neutral, my sight, their sight, comparisons) for the side to move, where
+    comparisons = (my sight > theirs, theirs > mine, my sight > height, theirs > height)."""
+    red, white, neutral, _ = position.stacks()
     rc, wc = position.counts()
+    red_up, white_up, red_more, white_more = position.comparisons()
     if position.to_move == RED:
-        return red, white, rc, wc, neutral, heights
-    return white, red, wc, rc, neutral, heights
+        return red, white, neutral, rc, wc, (red_more, white_more, red_up, white_up)
+    return white, red, neutral, wc, rc, (white_more, red_more, white_up, red_up)
 
 
 def control_margin(position, sg=None):
@@ -103,12 +105,8 @@ def control_margin(position, sg=None):
     and the capture not suicidal); an empty or neutral cell belongs to the side that sees
     it more often (and, for the neutral stack, could take it).  ``sg`` is ignored.
     """
-    mine, theirs, a, b, neutral, h = _sides(position)
+    mine, theirs, neutral, _, _, (a_more, b_more, a_up, b_up) = _sides(position)
     empty = position.board.mask & ~(mine | theirs | neutral)
-    a_more = greater(a, b)
-    b_more = greater(b, a)
-    a_up = greater(a, h)
-    b_up = greater(b, h)
     return (
         (empty & a_more).bit_count()
         - (empty & b_more).bit_count()
@@ -133,15 +131,11 @@ class TerritoryEvaluator:
         self.priors = priors
 
     def evaluate(self, position, territory=None):
-        mine, theirs, a, b, neutral, h = _sides(position)
         board = position.board
         tr, tw = position.territory_bits()
+        mine, theirs, neutral, _, b, (a_more, b_more, a_up, b_up) = _sides(position)
         t_mine, t_theirs = (tr, tw) if position.to_move == RED else (tw, tr)
         t_margin = t_mine.bit_count() - t_theirs.bit_count()
-        a_more = greater(a, b)
-        b_more = greater(b, a)
-        a_up = greater(a, h)
-        b_up = greater(b, h)
         wt = self.territory_weight
         wc = self.control_weight
         if wc:
@@ -208,13 +202,12 @@ def move_weights(position, moves, sg=None, territory=None):
     Then x0.1 in our own territory (already safe) and x0.3 in the opponent's.  ``sg`` and
     ``territory`` are ignored (the position keeps them); the pass weighs 1.0.
     """
-    mine, theirs, a, b, neutral, h = _sides(position)
     board = position.board
     tr, tw = position.territory_bits()
+    mine, theirs, neutral, _, b, (a_more, _, _, b_up) = _sides(position)
     t_mine, t_theirs = (tr, tw) if position.to_move == RED else (tw, tr)
     legal = board.bitboard(m for m in moves if m != board.num_cells)
     weight = dict.fromkeys(moves, 1.0)
-    a_more, b_up = greater(a, b), greater(b, h)
     _set_weights(weight, board, legal, mine, theirs, neutral, b, a_more, b_up, t_mine, t_theirs)
     return [weight[m] for m in moves]
 

@@ -53,7 +53,7 @@ import sys
 from operator import itemgetter, mul
 
 from tw_rl.codecup.errors import WeightsError
-from tw_rl.codecup.rules import RED, Board, greater
+from tw_rl.codecup.rules import RED, Board
 from tw_rl.codecup.weights import read_weights
 
 ARCH = "student-1"
@@ -136,17 +136,19 @@ def _features(position):
     red, white, neutral, (h0, h1, h2) = position.stacks()
     rc, wc = position.counts()
     tr, tw = position.territory_bits()
+    red_up, white_up, red_more, white_more = position.comparisons()
     me = position.to_move
     if me == RED:
         mine, theirs, a, b, tm, tt = red, white, rc, wc, tr, tw
+        legal_me = red_up & ~white_more
+        legal_them = white_up & ~red_more
     else:
         mine, theirs, a, b, tm, tt = white, red, wc, rc, tw, tr
+        legal_me = white_up & ~red_more
+        legal_them = red_up & ~white_more
     top = h0 & h1 & h2  # a height of 7 or more reads as MAX_HEIGHT (6)
     if top:
         h0 &= ~top
-    h = (h0, h1, h2)
-    legal_me = greater(a, h) & ~greater(b, a)
-    legal_them = greater(b, h) & ~greater(a, b)
     fmt = sp.format
     frm = int.from_bytes
     low = (

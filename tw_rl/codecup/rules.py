@@ -268,8 +268,9 @@ def _count_planes(stacks, empty, mask, steps):
 
 
 def territory_bits(board, red, white, neutral, heights, counts):
-    """(red territory, white territory) as bitboards.  ``counts``: the position's (red, white)
-    sight planes.
+    """(red territory, white territory, comparisons) as bitboards.  ``counts``: the position's
+    (red, white) sight planes; ``comparisons``: the position's (see ``Position.comparisons``),
+    which the first round computes anyway.
 
     For each colour the opponent fills first, then the colour; its stacks at the end are its
     territory.  Both simulations run side by side, in four lanes: the first fillers (white for
@@ -296,10 +297,13 @@ def territory_bits(board, red, white, neutral, heights, counts):
     h1 |= h1 << lane
     h2 |= h2 << lane
     n0, n1, n2 = ~h0, ~h1, ~h2
+    start = None
     while True:  # phase 1: the first fillers
         # sight > height, and not (the other's sight > the filler's)
         up = (f2 & n2) | (~(f2 ^ h2) & ((f1 & n1) | (~(f1 ^ h1) & f0 & n0)))
         sui = (s2 & ~f2) | (~(s2 ^ f2) & ((s1 & ~f1) | (~(s1 ^ f1) & s0 & ~f0)))
+        if start is None:  # the position's own comparisons (see ``Position.comparisons``)
+            start = (up >> lane, up & lane_mask, sui & lane_mask, sui >> lane)
         new = up & ~sui & ~first
         if not new:
             break
@@ -330,7 +334,7 @@ def territory_bits(board, red, white, neutral, heights, counts):
         c0, c1, c2 = _count_planes(first | (second << lane2), empty | (empty << lane2), mask4, steps)
         f0, f1, f2 = c0 & low, c1 & low, c2 & low
         s0, s1, s2 = c0 >> lane2, c1 >> lane2, c2 >> lane2
-    return second & lane_mask, second >> lane
+    return second & lane_mask, second >> lane, start
 
 
 class Position:
@@ -356,7 +360,7 @@ class Position:
         "_seen",
         "_counts",
         "_terr",
-        "_legal",
+        "_cmp",
     )
 
     def __init__(self, board, variant="codecup", stale_end=False):
@@ -378,7 +382,7 @@ class Position:
         self._red = self._white = self._neutral = 0
         self._h = (0, 0, 0)
         self._owner = self._height = self._seen = None
-        self._counts = self._terr = self._legal = None
+        self._counts = self._terr = self._cmp = None
 
     @classmethod
     def start(cls, board, red_cell, white_cell, variant="codecup", stale_end=False):
@@ -421,7 +425,7 @@ class Position:
         p._owner = p._height = p._seen = None
         p._counts = self._counts
         p._terr = self._terr
-        p._legal = self._legal
+        p._cmp = self._cmp
         return p
 
     # ------------------------------------------------------ owner and height lists
@@ -488,7 +492,7 @@ class Position:
                 if h & 4:
                     h2 |= b
         self._red, self._white, self._neutral, self._h = red, white, neutral, (h0, h1, h2)
-        self._counts = self._terr = self._legal = None
+        self._counts = self._terr = self._cmp = None
         self._seen = (list(owner), list(height))
 
     # ------------------------------------------------------------- bitboards
@@ -514,22 +518,29 @@ class Position:
         t = self._terr
         if t is None:
             red, white, neutral = self._red, self._white, self._neutral
-            t = self._terr = territory_bits(self.board, red, white, neutral, self._h, counts)
+            red, white, cmp = territory_bits(self.board, red, white, neutral, self._h, counts)
+            t = self._terr = (red, white)
+            if self._cmp is None:
+                self._cmp = cmp
         return t
 
-    def legal_bits(self, colour):
-        """Bitboard of colour's legal placements under this position's variant; kept (and
-        handed to copies) for the last colour asked."""
+    def comparisons(self):
+        """(red up, white up, red more, white more) as bitboards; kept.  "up": the colour's sight
+        is above the cell's height (it may place there, suicide aside); "more": the colour sees
+        the cell more often than the other colour does."""
         rc, wc = self.counts()
-        kept = self._legal
-        if kept is not None and kept[0] == colour and kept[1] == self.variant:
-            return kept[2]
-        mc, oc = (rc, wc) if colour == RED else (wc, rc)
-        legal = greater(mc, self._h)
-        if self.variant == "codecup":
-            legal &= ~greater(oc, mc)
-        self._legal = (colour, self.variant, legal)
-        return legal
+        cmp = self._cmp
+        if cmp is None:
+            h = self._h
+            cmp = self._cmp = (greater(rc, h), greater(wc, h), greater(rc, wc), greater(wc, rc))
+        return cmp
+
+    def legal_bits(self, colour):
+        """Bitboard of colour's legal placements under this position's variant."""
+        red_up, white_up, red_more, white_more = self.comparisons()
+        if colour == RED:
+            return red_up & ~white_more if self.variant == "codecup" else red_up
+        return white_up & ~red_more if self.variant == "codecup" else white_up
 
     # ----------------------------------------------------------------- sight
     def sight(self, cell, colour):
@@ -609,7 +620,7 @@ class Position:
                 (h1 | b) if s & 2 else (h1 & nb),
                 (h2 | b) if s & 4 else (h2 & nb),
             )
-            self._counts = self._terr = self._legal = None
+            self._counts = self._terr = self._cmp = None
             if self._owner is not None:
                 self._owner[move] = mover
                 self._height[move] = s
@@ -629,8 +640,8 @@ class Position:
         elif self.stale_end and self.quiet >= STALE_LIMIT:
             self.over = True
         else:
-            rc, wc = self.counts()
-            if not greater(rc, self._h) and not greater(wc, self._h):
+            red_up, white_up, _, _ = self.comparisons()
+            if not red_up and not white_up:
                 self.over = True  # nobody can place
 
     # ------------------------------------------------------------- territory
@@ -641,13 +652,11 @@ class Position:
 
     def _owned_controlled(self):
         """(red, white) owned + controlled counts (official score)."""
-        rc, wc = self.counts()
+        _, _, red_more, white_more = self.comparisons()
         red, white, neutral, _ = self.stacks()
         empty = self.board.mask & ~(red | white | neutral)
-        return (
-            red.bit_count() + (empty & greater(rc, wc)).bit_count(),
-            white.bit_count() + (empty & greater(wc, rc)).bit_count(),
-        )
+        red_points = red.bit_count() + (empty & red_more).bit_count()
+        return red_points, white.bit_count() + (empty & white_more).bit_count()
 
     # ----------------------------------------------------------------- score
     def score(self):
