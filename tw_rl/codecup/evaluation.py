@@ -161,36 +161,37 @@ class TerritoryEvaluator:
                 moves.append(n)
             p = 1.0 / len(moves)
             return {m: p for m in moves}, value
-        moves = board.cells(legal)
-        if len(moves) == 1:
-            return {moves[0]: 1.0}, value
-        weight = dict.fromkeys(moves, 1.0)
-        _set_weights(weight, board, legal, mine, theirs, neutral, b, a_more, b_up, t_mine, t_theirs)
-        inv = 1.0 / sum(weight.values())
-        return {m: w * inv for m, w in weight.items()}, value
+        groups = _weight_groups(legal, mine, theirs, neutral, b, a_more, b_up, t_mine, t_theirs)
+        inv = 1.0 / sum(cells.bit_count() * w for cells, w in groups)
+        priors = {}
+        for cells, w in groups:
+            priors.update(dict.fromkeys(board.cells(cells), w * inv))
+        return priors, value
 
 
-def _set_weights(weight, board, legal, mine, theirs, neutral, b, a_more, b_up, t_mine, t_theirs):
-    """Set the prior weights (see ``move_weights``) of the legal placements in ``weight``, a dict
-    whose values start at 1.0 (contested empty cells, threatened stacks)."""
-    cells = board.cells
+def _weight_groups(legal, mine, theirs, neutral, b, a_more, b_up, t_mine, t_theirs):
+    """[(cells, weight)]: the legal placements grouped by their prior weight (see
+    ``move_weights``), empty groups left out."""
     empty = legal & ~(mine | theirs | neutral)
     b_sees = b[0] | b[1] | b[2]
-    for group, w in (
-        (empty & a_more & b_sees, 0.5),
-        (empty & a_more & ~b_sees, 0.15),
-        (legal & theirs, 1.5),
-        (legal & neutral, 0.7),
-        (legal & mine & ~b_up, 0.05),
-    ):
-        if group:
-            for y in cells(group):
-                weight[y] = w
-    # x0.1 in our own territory (already safe), x0.3 in the opponent's (ours first)
-    for group, f in ((legal & t_mine, 0.1), (legal & t_theirs & ~t_mine, 0.3)):
-        if group:
-            for y in cells(group):
-                weight[y] *= f
+    less = empty & a_more & b_sees
+    unseen = empty & a_more & ~b_sees
+    capture = legal & theirs
+    neutral &= legal
+    safe = legal & mine & ~b_up
+    # the rest, weight 1.0: contested empty cells and threatened stacks
+    contested = legal & ~(less | unseen | capture | neutral | safe)
+    t_theirs &= ~t_mine
+    elsewhere = ~(t_mine | t_theirs)
+    groups = []
+    base = ((capture, 1.5), (contested, 1.0), (neutral, 0.7), (less, 0.5), (unseen, 0.15), (safe, 0.05))
+    for cells, w in base:
+        if cells:
+            # x0.1 in our own territory (already safe), x0.3 in the opponent's (ours first)
+            for part, f in ((cells & elsewhere, 1.0), (cells & t_mine, 0.1), (cells & t_theirs, 0.3)):
+                if part:
+                    groups.append((part, w * f))
+    return groups
 
 
 def move_weights(position, moves, sg=None, territory=None):
@@ -207,8 +208,9 @@ def move_weights(position, moves, sg=None, territory=None):
     mine, theirs, neutral, _, b, (a_more, _, _, b_up) = _sides(position)
     t_mine, t_theirs = (tr, tw) if position.to_move == RED else (tw, tr)
     legal = board.bitboard(m for m in moves if m != board.num_cells)
-    weight = dict.fromkeys(moves, 1.0)
-    _set_weights(weight, board, legal, mine, theirs, neutral, b, a_more, b_up, t_mine, t_theirs)
+    weight = {board.num_cells: 1.0}
+    for cells, w in _weight_groups(legal, mine, theirs, neutral, b, a_more, b_up, t_mine, t_theirs):
+        weight.update(dict.fromkeys(board.cells(cells), w))
     return [weight[m] for m in moves]
 
 
