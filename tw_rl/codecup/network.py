@@ -61,6 +61,7 @@ from tw_rl.codecup.weights import read_weights
 FIXED_BITS = 20  # a value v is stored as round(v * 2**20)
 LANE_BITS = 64  # one hidden unit per 64-bit lane
 _LANE_BIAS = 1 << 40  # added to every lane of a stored vector, so that lanes stay non-negative
+HIDDEN_BITS = 24  # the hidden layer's G g: g and G as round(v * 2**24)
 
 ARCH = "student-1"
 MAX_HEIGHT = 6
@@ -286,6 +287,18 @@ class Network:
         self.inv_cells = 1.0 / n
         inv_scale = 1.0 / self._scale
         self._policy_w_fixed = [x * inv_scale for x in self.policy_w]  # u for lanes in fixed point
+        # The hidden layer z = G g as a sum of W packed columns of G, each scaled by g_j:
+        # lane k of column j holds round(G_kj * 2**24) + a bias above every |G_kj| * 2**24.
+        top = max((abs(x) for row in self.hidden_w for x in row), default=0.0)
+        self._col_bias = 1 << (HIDDEN_BITS + max(1, math.frexp(top)[1] + 1))
+        self._hidden_cols = [
+            sum(
+                (round(row[j] * (1 << HIDDEN_BITS)) + self._col_bias) << (LANE_BITS * k)
+                for k, row in enumerate(self.hidden_w)
+            )
+            for j in range(w)
+        ]
+        self._hidden_lane_bytes = LANE_BITS // 8 * hidden
 
     def _pack(self, vector):
         """A W-vector of floats as one int of fixed-point lanes (see ``__init__``)."""
@@ -350,12 +363,9 @@ class Network:
         n = self.num_cells
         nbytes = self._lane_bytes
         inv = self.inv_cells / self._scale
-        g = [x * inv for x in _lanes(sum(h), nbytes)]  # the lanes hold at most 91 * 2**43: no carry
+        g = [x * inv for x in _lanes(sum(h), nbytes)]  # the lanes hold at most 91 * 2**44: no carry
         r, p = glob
-        z = []
-        for wrow, grow, b in zip(self.hidden_w, self.hidden_g, self.hidden_b, strict=True):
-            x = sum(map(mul, wrow, g)) + grow[0] * r + grow[1] * p + b
-            z.append(x if x > 0.0 else 0.0)
+        z = self._hidden_layer(g, r, p)
         value = math.tanh(sum(map(mul, self.value_w, z)) + self.value_b)
         u = self._policy_w_fixed
         ub = self.policy_b
@@ -366,6 +376,30 @@ class Network:
             else:
                 logits[y] = sum(map(mul, _lanes(h[y], nbytes), u)) + ub
         return logits, value
+
+    def _hidden_layer(self, g, r, p):
+        """z = relu(G g + Gg (r, p) + g0), G g in fixed point when its lanes cannot overflow."""
+        scale = 1 << HIDDEN_BITS
+        gq = [round(x * scale) for x in g]
+        total = sum(gq)
+        if min(gq) >= 0 and total * 2 * self._col_bias < 1 << (LANE_BITS - 1):
+            acc = 0
+            for x, col in zip(gq, self._hidden_cols, strict=True):
+                if x:
+                    acc += x * col
+            offset = total * self._col_bias
+            inv = 1.0 / (scale * scale)
+            z = []
+            lanes = _lanes(acc, self._hidden_lane_bytes)
+            for lane, grow, b in zip(lanes, self.hidden_g, self.hidden_b, strict=True):
+                x = (lane - offset) * inv + grow[0] * r + grow[1] * p + b
+                z.append(x if x > 0.0 else 0.0)
+            return z
+        z = []
+        for wrow, grow, b in zip(self.hidden_w, self.hidden_g, self.hidden_b, strict=True):
+            x = sum(map(mul, wrow, g)) + grow[0] * r + grow[1] * p + b
+            z.append(x if x > 0.0 else 0.0)
+        return z
 
     def check_board(self, position):
         if position.board.size != self.size:
