@@ -329,6 +329,7 @@ def test_run_charges_the_start_up_to_the_game_clock():
 
 class SlowEvaluator(TerritoryEvaluator):
     calls = 0
+    evaluate_groups = None  # every evaluation goes through the slow evaluate
 
     def evaluate(self, position, territory=None):
         SlowEvaluator.calls += 1
@@ -350,6 +351,8 @@ class FakeTime:
 
 class CostlyEvaluator(TerritoryEvaluator):
     """A slowed evaluator: every evaluation costs ``cost`` seconds of the fake clock."""
+
+    evaluate_groups = None  # every evaluation goes through evaluate
 
     def __init__(self, clock, cost):
         super().__init__()

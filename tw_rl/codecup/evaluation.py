@@ -8,6 +8,13 @@ The seam: an evaluator has ``evaluate(position, territory=None) -> (priors, valu
   once, when a move is played (the CodeCup end test needs them), and keeps them, so the
   evaluators read them from the position at no cost.
 
+An evaluator may also have ``evaluate_groups(position) -> (groups, value)``: the same priors as
+a list of ``(moves, probability of each)`` groups, highest first, where ``moves`` is a bitboard
+of cells (``rules.py``) or a list of moves.  The search then prefers it below the root and
+turns a group into moves only when it needs the next one (most nodes never get a second
+child).  A subclass that changes ``evaluate`` must change ``evaluate_groups`` as well, or set
+it to None.
+
 The search never calls an evaluator on a finished position.
 
 ``TerritoryEvaluator`` (no weights):
@@ -131,6 +138,19 @@ class TerritoryEvaluator:
         self.priors = priors
 
     def evaluate(self, position, territory=None):
+        groups, value = self._groups(position)
+        cells = position.board.cells
+        priors = {}
+        for moves, p in groups:
+            priors.update(dict.fromkeys(cells(moves) if type(moves) is int else moves, p))
+        return priors, value
+
+    def evaluate_groups(self, position):
+        """(groups, value): the priors as (bitboard or list of moves, probability of each)
+        groups, highest probability first; see the module docstring."""
+        return self._groups(position)
+
+    def _groups(self, position):
         board = position.board
         tr, tw = position.territory_bits()
         mine, theirs, neutral, _, b, (a_more, b_more, a_up, b_up) = _sides(position)
@@ -154,19 +174,16 @@ class TerritoryEvaluator:
         value = math.tanh(self.k * (wt * t_margin + wc * c_margin) / ((wt + wc) * n))
         legal = a_up if position.variant == "official" else a_up & ~b_more
         if not legal:
-            return {n: 1.0}, value
+            return [([n], 1.0)], value
         if self.priors == "uniform" or position.variant == "official":
-            moves = board.cells(legal)
             if position.variant == "official":
-                moves.append(n)
-            p = 1.0 / len(moves)
-            return {m: p for m in moves}, value
+                moves = board.cells(legal) + [n]
+                return [(moves, 1.0 / len(moves))], value
+            return [(legal, 1.0 / legal.bit_count())], value
         groups = _weight_groups(legal, mine, theirs, neutral, b, a_more, b_up, t_mine, t_theirs)
         inv = 1.0 / sum(cells.bit_count() * w for cells, w in groups)
-        priors = {}
-        for cells, w in groups:
-            priors.update(dict.fromkeys(board.cells(cells), w * inv))
-        return priors, value
+        groups.sort(key=lambda g: -g[1])  # stable: equal weights keep their order
+        return [(cells, w * inv) for cells, w in groups], value
 
 
 def _weight_groups(legal, mine, theirs, neutral, b, a_more, b_up, t_mine, t_theirs):

@@ -22,7 +22,8 @@ Design
   Q, then higher prior); the root's moves come from ``Position.legal_moves``, so the answer is
   always legal.
 - Children are made in the order of their priors (highest first), so selection scores the
-  visited moves and just one unvisited move (see ``Node``).
+  visited moves and just one unvisited move; with an evaluator's prior groups the moves are
+  listed a group at a time, when a child needs them (see ``Node``).
 - Tree reuse: after a search the subtree of the chosen move is kept; the next search looks
   for the new position among that node's children (by the opponent's last move, then by
   comparing stacks) and keeps its statistics.  Nodes hold no parent links, so a dropped
@@ -60,11 +61,12 @@ def result_value(position, territory=None):
 class Node:
     """A search node: its position, the evaluator's output, and per-move edge statistics.
 
-    Children are made in the order of the priors, highest first (``order`` sorts the moves
-    before the first child is made), so the children made so far are a prefix of the moves
-    (``children`` grows by appending): selection scores only the visited moves and the one
-    unvisited move with the highest prior, the only unvisited move that can win it (they all
-    share the same first-play urgency).
+    The moves are listed in the order of their priors, highest first, and children are made in
+    that order, so the children made so far are a prefix of the moves (``children`` grows by
+    appending): selection scores only the visited moves and the one unvisited move with the
+    highest prior, the only unvisited move that can win it (they all share the same
+    first-play urgency).  With an evaluator's prior groups (``evaluate_groups``) the moves are
+    listed group by group, when the next child needs them (``grow``); ``size`` counts them all.
     """
 
     __slots__ = (
@@ -73,6 +75,8 @@ class Node:
         "value",
         "moves",
         "priors",
+        "groups",
+        "size",
         "children",
         "n",
         "w",
@@ -88,8 +92,10 @@ class Node:
         self.value = 0.0
         self.moves = None  # None: not expanded yet
         self.priors = None
+        self.groups = None  # prior groups not listed yet, highest first
+        self.size = 0  # all the moves, listed or not
         self.children = None
-        self.n = None  # per move: visits,
+        self.n = None  # per listed move: visits,
         self.w = None  # sum of values (for the side to move here),
         self.q = None  # mean value w / n (0 while unvisited),
         self.a = None  # prior / (1 + n): the exploration term without its common factor
@@ -98,43 +104,56 @@ class Node:
 
     def expand(self, evaluator, legal=None):
         """Evaluate the node (terminal: its result); returns the value for its side to move."""
+        self.children = []
         if self.terminal:
             self.value = result_value(self.pos)
             self.moves = []
-            self.children = []
             return self.value
-        priors, value = evaluator.evaluate(self.pos)
-        if legal is not None:  # the root: trust the rules engine, not the evaluator
-            total = sum(max(0.0, priors.get(m, 0.0)) for m in legal)
-            if total > 0.0:
-                probs = [max(0.0, priors.get(m, 0.0)) / total for m in legal]
-            else:
-                probs = [1.0 / len(legal)] * len(legal)
-            moves = list(legal)
+        grouped = getattr(evaluator, "evaluate_groups", None) if legal is None else None
+        if grouped is not None:
+            groups, value = grouped(self.pos)
+            self.groups = groups
+            self.size = sum(m.bit_count() if type(m) is int else len(m) for m, _ in groups)
+            self.moves, self.priors, self.n, self.w, self.q, self.a = [], [], [], [], [], []
         else:
-            moves = list(priors)
-            probs = list(priors.values())
-        self.moves = moves
-        self.priors = probs
-        self.children = []
-        self.n = [0] * len(moves)
-        self.w = [0.0] * len(moves)
-        self.q = [0.0] * len(moves)
-        self.a = list(probs)
+            priors, value = evaluator.evaluate(self.pos)
+            if legal is not None:  # the root: trust the rules engine, not the evaluator
+                total = sum(max(0.0, priors.get(m, 0.0)) for m in legal)
+                if total > 0.0:
+                    probs = [max(0.0, priors.get(m, 0.0)) / total for m in legal]
+                else:
+                    probs = [1.0 / len(legal)] * len(legal)
+                moves = list(legal)
+            else:
+                moves = list(priors)
+                probs = list(priors.values())
+            if len(moves) > 1:  # highest prior first (a stable sort: ties keep the evaluator's order)
+                order = sorted(range(len(moves)), key=probs.__getitem__, reverse=True)
+                moves = [moves[i] for i in order]
+                probs = [probs[i] for i in order]
+            m = len(moves)
+            self.moves, self.priors, self.size = moves, probs, m
+            self.n, self.w, self.q, self.a = [0] * m, [0.0] * m, [0.0] * m, list(probs)
         self.value = max(-1.0, min(1.0, float(value)))
         return self.value
 
-    def order(self):
-        """Put the moves in the order of their priors, highest first (a stable sort: ties keep
-        the evaluator's order).  Done before the first child is made, not at the expansion:
-        most nodes never get a child."""
-        probs = self.priors
-        if len(probs) > 1:
-            order = sorted(range(len(probs)), key=probs.__getitem__, reverse=True)
-            moves = self.moves
-            self.moves = [moves[i] for i in order]
-            self.priors = [probs[i] for i in order]
-            self.a = list(self.priors)
+    def grow(self):
+        """List the next prior group's moves."""
+        moves, p = self.groups.pop(0)
+        if type(moves) is int:
+            moves = self.pos.board.cells(moves)
+        m = len(moves)
+        self.moves += moves
+        self.priors += [p] * m
+        self.n += [0] * m
+        self.w += [0.0] * m
+        self.q += [0.0] * m
+        self.a += [p] * m
+
+    def list_all(self):
+        """List every move (before the node serves as a root)."""
+        while self.groups:
+            self.grow()
 
 
 class MCTS:
@@ -185,6 +204,7 @@ class MCTS:
         node = self._find(position) if self.reuse else None
         legal = position.legal_moves()
         if node is not None and node.moves is not None and not node.terminal:
+            node.list_all()
             if sorted(node.moves) == legal:
                 return node
         node = Node(position.copy())
@@ -196,8 +216,8 @@ class MCTS:
     def _make_child(self, node):
         """The next child of node (the unvisited move with the highest prior), evaluated."""
         k = len(node.children)
-        if k == 0:
-            node.order()
+        if k == len(node.moves):
+            node.grow()
         child = Node(advance(node.pos, node.moves[k]))
         node.children.append(child)
         value = child.expand(self.evaluator)
@@ -243,8 +263,10 @@ class MCTS:
                     best = u
                     bi = i
             # ... and the best unvisited one, at the first-play urgency
-            if k < len(p) and node.wsum / node.visits - red_fpu + sq * (p[k] if k else max(p)) > best:
-                bi = k
+            if k < node.size:
+                pk = p[k] if k < len(p) else node.groups[0][1]
+                if node.wsum / node.visits - red_fpu + sq * pk > best:
+                    bi = k
             path.append((node, bi))
             if bi == k:
                 value = self._make_child(node)[1]
