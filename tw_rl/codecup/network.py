@@ -277,12 +277,15 @@ class Network:
         self._lane_ones = sum(1 << (LANE_BITS * j) for j in range(w))
         self._lane_bytes = LANE_BITS // 8 * w
         self._const = [self._pack(k) for k in const]
-        self._zero6 = (self._pack([0.0] * w),) * 6
+        zero = self._pack([0.0] * w)
+        self._zero = zero if self.directions == 1 else (zero,) * 6  # the message from off the board
         self._biases8 = 8 * _LANE_BIAS * self._lane_ones
         # x + this sets a lane's top bit exactly when the lane is above 8 biases (the sum > 0)
         self._positive = ((1 << (LANE_BITS - 1)) - 8 * _LANE_BIAS - 1) * self._lane_ones
         self._lane_full = (1 << LANE_BITS) - 1
-        self._cache = [None] * NUM_KEYS  # key -> (self vector, 6 direction messages), packed
+        # key -> packed self vector; key -> packed message ("mean") or 6 messages ("directional")
+        self._self_cache = [None] * NUM_KEYS
+        self._msg_cache = [None] * NUM_KEYS
         self.inv_cells = 1.0 / n
         inv_scale = 1.0 / self._scale
         self._policy_w_fixed = [x * inv_scale for x in self.policy_w]  # u for lanes in fixed point
@@ -323,32 +326,39 @@ class Network:
 
     def _entry(self, key):
         s, msgs = self._rows(key)
+        self._self_cache[key] = self._pack(s)
         if self.directions == 1:
-            packed = (self._pack(msgs[0]),) * 6
+            self._msg_cache[key] = self._pack(msgs[0])
         else:
-            packed = tuple(self._pack(m) for m in msgs)
-        entry = (self._pack(s), packed)
-        self._cache[key] = entry
-        return entry
+            self._msg_cache[key] = tuple(self._pack(m) for m in msgs)
 
     def hidden_cells(self, keys):
         """h_i for the cell keys of a position: one int per cell, lane j = round(h_ij * 2**20)."""
-        cache = self._cache
-        entries = [cache[k] or self._entry(k) for k in keys]
-        msgs = [e[1] for e in entries]
-        msgs.append(self._zero6)
-        const = self._const
+        selfs = list(map(self._self_cache.__getitem__, keys))
+        if None in selfs:  # codes not seen before: make their packed rows
+            for k in keys:
+                if self._self_cache[k] is None:
+                    self._entry(k)
+            selfs = list(map(self._self_cache.__getitem__, keys))
+        msgs = list(map(self._msg_cache.__getitem__, keys))
+        msgs.append(self._zero)
         positive = self._positive
         top = LANE_BITS - 1
         ones = self._lane_ones
         full = self._lane_full
         biases = self._biases8
         out = []
-        for i, (j0, j1, j2, j3, j4, j5) in enumerate(self._nbr):
-            x = entries[i][0] + const[i] + msgs[j0][0] + msgs[j1][1] + msgs[j2][2] + msgs[j3][3]
-            x += msgs[j4][4] + msgs[j5][5]
-            keep = (((x + positive) >> top) & ones) * full  # all ones in the lanes above zero
-            out.append((x & keep) - (biases & keep))  # ReLU: the positive lanes, biases removed
+        if self.directions == 1:  # every direction sends the same message
+            for s, k, (j0, j1, j2, j3, j4, j5) in zip(selfs, self._const, self._nbr, strict=True):
+                x = s + k + msgs[j0] + msgs[j1] + msgs[j2] + msgs[j3] + msgs[j4] + msgs[j5]
+                keep = (((x + positive) >> top) & ones) * full  # all ones in the lanes above zero
+                out.append((x & keep) - (biases & keep))  # ReLU: the positive lanes, biases removed
+        else:
+            for s, k, (j0, j1, j2, j3, j4, j5) in zip(selfs, self._const, self._nbr, strict=True):
+                x = s + k + msgs[j0][0] + msgs[j1][1] + msgs[j2][2] + msgs[j3][3] + msgs[j4][4]
+                x += msgs[j5][5]
+                keep = (((x + positive) >> top) & ones) * full
+                out.append((x & keep) - (biases & keep))
         return out
 
     def hidden_floats(self, keys):
