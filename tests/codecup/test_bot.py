@@ -11,12 +11,11 @@ import time
 import pytest
 
 from tw_rl.codecup import evaluation
-from tw_rl.codecup.clock import GameClock, TimeControl, expected_own_moves
+from tw_rl.codecup.clock import DEFAULT_BUDGET, DEFAULT_SAFETY, GameClock, TimeControl, expected_own_moves
 from tw_rl.codecup.evaluation import (
     DEFAULT_WEIGHTS,
     EvaluatorError,
     TerritoryEvaluator,
-    legal_moves_from,
     make_evaluator,
     sight_tables,
 )
@@ -61,8 +60,8 @@ def winning_position():
 
 
 def wins_at_once(pos, move):
-    child, terr = advance(pos, move)
-    return child.over and result_value(child, terr) < 0
+    child = advance(pos, move)
+    return child.over and result_value(child) < 0
 
 
 # ------------------------------------------------------------------ protocol, in-process
@@ -330,11 +329,80 @@ def test_run_charges_the_start_up_to_the_game_clock():
 
 class SlowEvaluator(TerritoryEvaluator):
     calls = 0
+    evaluate_groups = None  # every evaluation goes through the slow evaluate
 
     def evaluate(self, position, territory=None):
         SlowEvaluator.calls += 1
         time.sleep(0.005)
         return super().evaluate(position, territory)
+
+
+class FakeTime:
+    """A clock that moves by ``tick`` seconds each time it is read, and when told to."""
+
+    def __init__(self, tick=0.001):
+        self.t = 1000.0
+        self.tick = tick
+
+    def __call__(self):
+        self.t += self.tick
+        return self.t
+
+
+class CostlyEvaluator(TerritoryEvaluator):
+    """A slowed evaluator: every evaluation costs ``cost`` seconds of the fake clock."""
+
+    evaluate_groups = None  # every evaluation goes through evaluate
+
+    def __init__(self, clock, cost):
+        super().__init__()
+        self.clock = clock
+        self.cost = cost
+
+    def evaluate(self, position, territory=None):
+        self.clock.t += self.cost
+        return super().evaluate(position)
+
+
+def test_default_share_is_ninety_percent():
+    tc = TimeControl()
+    assert DEFAULT_SAFETY == 0.9 and tc.budget == DEFAULT_BUDGET == 30.0
+    assert tc.reserve == pytest.approx(3.0)  # plans up to 27 s of the 30 s, start-up included
+    pos = Position.start(B6, B6.parse("C3"), B6.parse("H8"))
+    assert tc.allotment(30.0, pos) == pytest.approx(27.0 / expected_own_moves(pos))
+    assert tc.allotment(2.999, pos) == 0.0  # nothing above the reserve: answer at once
+
+
+@pytest.mark.parametrize("cost", [0.005, 0.05])
+def test_the_default_clock_never_plans_past_its_share(cost):
+    """A whole game on the default 30 s clock, each evaluation costing ``cost`` (fake) seconds
+    and each clock reading a millisecond: every move's plan stays within what is left above the
+    reserve, a move overruns its plan by at most the one evaluation under way at the deadline
+    (and a few clock readings), and the game uses at most 90% of the budget (plus as much)."""
+    fake = FakeTime()
+    bot = BotPlayer(evaluator=CostlyEvaluator(fake, cost), now=fake)
+    tc = bot.time_control
+    assert tc.safety == DEFAULT_SAFETY
+    clock = GameClock(DEFAULT_BUDGET, now=fake)
+    opponent = RandomPlayer(seed=4)
+    pos = Position.start(B6, *judge_start(B6, random.Random(4)))
+    planned = []
+    while not pos.over:
+        if pos.to_move == RED:
+            clock.start()
+            left = clock.seconds_left()
+            m = bot.choose(pos.copy(), left)
+            spent = clock.stop()
+            allot = bot.log[-1][0]
+            assert allot <= max(0.0, left - tc.reserve) + 1e-9
+            assert spent <= allot + cost + 5 * fake.tick
+            planned.append(allot)
+        else:
+            m = opponent.choose(pos)
+        assert m in pos.legal_moves()
+        pos.play(m)
+    assert len(planned) > 10 and sum(planned) > 0.3 * DEFAULT_BUDGET  # it does use its time
+    assert clock.used <= DEFAULT_BUDGET * DEFAULT_SAFETY + cost + 5 * fake.tick
 
 
 def test_clock_never_exceeds_budget_on_a_slow_search():
@@ -367,12 +435,11 @@ def test_evaluator_priors_and_value():
         if pos.over:
             continue
         priors, value = ev.evaluate(pos)
-        assert list(priors) == pos.legal_moves()
+        assert sorted(priors) == pos.legal_moves()  # grouped by weight, not in cell order
         assert sum(priors.values()) == pytest.approx(1.0)
         assert all(p > 0 for p in priors.values())
         assert -1.0 <= value <= 1.0
         assert ev.evaluate(pos, pos.territory()) == (priors, value)
-        assert legal_moves_from(pos, sight_tables(pos)) == pos.legal_moves()
         sg = sight_tables(pos)
         assert all(sg[c][y] == pos.sight(y, c) for c in (RED, WHITE) for y in range(B6.num_cells))
         # the value is antisymmetric in the side to move
@@ -401,12 +468,15 @@ def test_advance_matches_play():
         pos = Position.start(B6, *judge_start(B6, rng))
         while not pos.over:
             m = rng.choice(pos.legal_moves())
-            child, terr = advance(pos, m)
+            parent = pos.copy()
+            child = advance(pos, m)
+            assert pos.stacks() == parent.stacks() and pos.ply == parent.ply  # untouched
             pos.play(m)
-            for f in Position.__slots__:
+            for f in ("variant", "to_move", "passes", "quiet", "ply", "over", "forfeit", "last_move"):
                 assert getattr(child, f) == getattr(pos, f), f
-            if terr is not None:
-                assert terr == pos.territory()
+            assert child.stacks() == pos.stacks()
+            assert child.territory() == pos.territory()
+            assert (child.owner, child.height) == (pos.owner, pos.height)
 
 
 def test_search_finds_the_immediate_win():

@@ -148,7 +148,7 @@ def test_sight_tables_match_sight():
     rng = random.Random(5)
     for _ in range(20):
         pos = random_position(rng, B6)
-        sg = pos._sight_tables()
+        sg = pos.sight_lists()
         for i in range(B6.num_cells):
             assert sg[RED][i] == pos.sight(i, RED)
             assert sg[WHITE][i] == pos.sight(i, WHITE)

@@ -1,7 +1,7 @@
 """Command line: play one CodeCup game over stdin/stdout (standard library only).
 
     python -m tw_rl.codecup [--player bot|random|greedy|mcts] [--playouts N]
-                            [--rollout random|territory] [--time 30] [--safety 0.48]
+                            [--rollout random|territory] [--time 30] [--safety 0.9]
                             [--weights FILE | --no-weights] [--size 6] [--seed S]
 
 The bot searches with the student network shipped in the package (``student-default.twnet``,

@@ -4,9 +4,16 @@ The seam: an evaluator has ``evaluate(position, territory=None) -> (priors, valu
 
 - ``priors``: dict {move: probability} over the legal moves of ``position`` (summing to 1);
 - ``value``: float in [-1, 1], the expected result for the side to move;
-- ``territory`` is an optional hint: ``position.territory()`` when the caller already has it
-  (the search computes it anyway to detect the game end), so it is not computed twice.
-  An evaluator that does not need it ignores it.
+- ``territory`` is ignored (kept for old callers): a position computes its sight and territory
+  once, when a move is played (the CodeCup end test needs them), and keeps them, so the
+  evaluators read them from the position at no cost.
+
+An evaluator may also have ``evaluate_groups(position) -> (groups, value)``: the same priors as
+a list of ``(moves, probability of each)`` groups, highest first, where ``moves`` is a bitboard
+of cells (``rules.py``) or a list of moves.  The search then prefers it below the root and
+turns a group into moves only when it needs the next one (most nodes never get a second
+child).  A subclass that changes ``evaluate`` must change ``evaluate_groups`` as well, or set
+it to None.
 
 The search never calls an evaluator on a finished position.
 
@@ -25,7 +32,7 @@ The search never calls an evaluator on a finished position.
   k = 24 13-7; C alone and T + C were even).  A 10-cell lead in both margins on the 91-cell
   board is worth tanh(1.3) = 0.86; the search still reaches true terminal values (+-1).
 - priors ("heuristic", the default; see ``move_weights``): by move type from the sight
-  tables, then scaled down in a settled territory.  Contested empty cells, captures and
+  planes, then scaled down in a settled territory.  Contested empty cells, captures and
   threatened stacks first; quiet moves in cells already ours last.  Costs one pass over the
   legal moves; beat uniform priors 18-2 at 200 simulations a move.  ("uniform": equal priors.)
 
@@ -36,25 +43,37 @@ and ``tw-rl export`` use it unless told ``--no-weights``.
 ``make_evaluator(weights_path=None)`` returns a ``TerritoryEvaluator`` without a weights file.
 With one it returns the student network of that file (``network.NetworkEvaluator``, a
 pure-Python forward pass) through the module-level hook ``NETWORK_EVALUATOR_FACTORY``, a
-callable ``factory(path) -> evaluator``; a file that is not a valid weights file for this
-board is refused with one line (``weights.WeightsError``, an ``EvaluatorError``).
+callable ``factory(path[, board_size]) -> evaluator``; a file that is not a valid weights file
+for this board is refused with one line (``WeightsError``, an ``EvaluatorError``; both live in
+``errors.py`` and are importable from here).
+
+Everything is computed on the rules engine's bitboards (``rules.py``): the margins are
+population counts of bit-sliced comparisons, the priors a handful of masks.
 """
 
 import math
 import os
 
-from tw_rl.codecup.rules import EMPTY, NEUTRAL, RED, WHITE
+from tw_rl.codecup.errors import EvaluatorError, WeightsError
+from tw_rl.codecup.network import NetworkEvaluator
+from tw_rl.codecup.rules import RED
 
+__all__ = [
+    "DEFAULT_WEIGHTS",
+    "DEFAULT_WEIGHTS_SIZE",
+    "NETWORK_EVALUATOR_FACTORY",
+    "EvaluatorError",
+    "TerritoryEvaluator",
+    "WeightsError",
+    "control_margin",
+    "default_weights",
+    "make_evaluator",
+    "move_weights",
+    "sight_tables",
+]
 
-def _network_evaluator(weights_path, board_size=None):
-    """The student network of a weights file (network.py; imported here: no import cycle)."""
-    from tw_rl.codecup.network import NetworkEvaluator
-
-    return NetworkEvaluator(weights_path, board_size)
-
-
-# A callable factory(weights_path) -> evaluator; None: weights files are refused.
-NETWORK_EVALUATOR_FACTORY = _network_evaluator
+# A callable factory(weights_path[, board_size]) -> evaluator; None: weights files are refused.
+NETWORK_EVALUATOR_FACTORY = NetworkEvaluator
 
 
 # The student shipped with the package (package data; absent inside a submission built without it).
@@ -69,27 +88,21 @@ def default_weights(board_size=DEFAULT_WEIGHTS_SIZE):
     return None
 
 
-class EvaluatorError(Exception):
-    """An evaluator could not be made (missing weights file, no network evaluator built in)."""
-
-
 def sight_tables(position):
-    """[unused, red sight, white sight]: how many of the 6 rays from each cell see that colour first."""
-    n = position.board.num_cells
-    red = [0] * n
-    white = [0] * n
-    owner = position.owner
-    rays = position.board.rays
-    for x in range(n):
-        o = owner[x]
-        if o == RED or o == WHITE:
-            s = red if o == RED else white
-            for ray in rays[x]:
-                for z in ray:
-                    s[z] += 1
-                    if owner[z]:
-                        break
-    return [None, red, white]
+    """[unused, red sight, white sight]: how many of the 6 rays from each cell see that colour
+    first, as lists in cell order (``Position.sight_lists``; the search itself uses planes)."""
+    return position.sight_lists()
+
+
+def _sides(position):
+    """(mine, theirs, neutral, my sight, their sight, comparisons) for the side to move, where
+    comparisons = (my sight > theirs, theirs > mine, my sight > height, theirs > height)."""
+    red, white, neutral, _ = position.stacks()
+    rc, wc = position.counts()
+    red_up, white_up, red_more, white_more = position.comparisons()
+    if position.to_move == RED:
+        return red, white, neutral, rc, wc, (red_more, white_more, red_up, white_up)
+    return white, red, neutral, wc, rc, (white_more, red_more, white_up, red_up)
 
 
 def control_margin(position, sg=None):
@@ -97,37 +110,18 @@ def control_margin(position, sg=None):
 
     A stack is its owner's unless the other side may capture it now (sight above its height
     and the capture not suicidal); an empty or neutral cell belongs to the side that sees
-    it more often (and, for the neutral stack, could take it).
+    it more often (and, for the neutral stack, could take it).  ``sg`` is ignored.
     """
-    if sg is None:
-        sg = sight_tables(position)
-    me = position.to_move
-    sm = sg[me]
-    so = sg[3 - me]
-    owner = position.owner
-    height = position.height
-    total = 0
-    for y in range(len(owner)):
-        o = owner[y]
-        a = sm[y]
-        b = so[y]
-        if o == EMPTY:
-            if a > b:
-                total += 1
-            elif b > a:
-                total -= 1
-        elif o == me:
-            if not (b > height[y] and b >= a):
-                total += 1
-        elif o == NEUTRAL:
-            h = height[y]
-            if a > b and a > h:
-                total += 1
-            elif b > a and b > h:
-                total -= 1
-        elif not (a > height[y] and a >= b):
-            total -= 1
-    return total
+    mine, theirs, neutral, _, _, (a_more, b_more, a_up, b_up) = _sides(position)
+    empty = position.board.mask & ~(mine | theirs | neutral)
+    return (
+        (empty & a_more).bit_count()
+        - (empty & b_more).bit_count()
+        + (mine & ~(b_up & ~a_more)).bit_count()
+        - (theirs & ~(a_up & ~b_more)).bit_count()
+        + (neutral & a_more & a_up).bit_count()
+        - (neutral & b_more & b_up).bit_count()
+    )
 
 
 class TerritoryEvaluator:
@@ -144,82 +138,97 @@ class TerritoryEvaluator:
         self.priors = priors
 
     def evaluate(self, position, territory=None):
-        if territory is None:
-            territory = position.territory()
-        me = position.to_move
-        sg = sight_tables(position)
-        red, white = territory
-        t_margin = len(red) - len(white)
-        if me == WHITE:
-            t_margin = -t_margin
+        groups, value = self._groups(position)
+        cells = position.board.cells
+        priors = {}
+        for moves, p in groups:
+            priors.update(dict.fromkeys(cells(moves) if type(moves) is int else moves, p))
+        return priors, value
+
+    def evaluate_groups(self, position):
+        """(groups, value): the priors as (bitboard or list of moves, probability of each)
+        groups, highest probability first; see the module docstring."""
+        return self._groups(position)
+
+    def _groups(self, position):
+        board = position.board
+        tr, tw = position.territory_bits()
+        mine, theirs, neutral, _, b, (a_more, b_more, a_up, b_up) = _sides(position)
+        t_mine, t_theirs = (tr, tw) if position.to_move == RED else (tw, tr)
+        t_margin = t_mine.bit_count() - t_theirs.bit_count()
         wt = self.territory_weight
         wc = self.control_weight
-        c_margin = control_margin(position, sg) if wc else 0
-        n = position.board.num_cells
+        if wc:
+            empty = board.mask & ~(mine | theirs | neutral)
+            c_margin = (
+                (empty & a_more).bit_count()
+                - (empty & b_more).bit_count()
+                + (mine & ~(b_up & ~a_more)).bit_count()
+                - (theirs & ~(a_up & ~b_more)).bit_count()
+                + (neutral & a_more & a_up).bit_count()
+                - (neutral & b_more & b_up).bit_count()
+            )
+        else:
+            c_margin = 0
+        n = board.num_cells
         value = math.tanh(self.k * (wt * t_margin + wc * c_margin) / ((wt + wc) * n))
-        moves = legal_moves_from(position, sg)
-        if len(moves) == 1:
-            return {moves[0]: 1.0}, value
-        if self.priors == "uniform":
-            p = 1.0 / len(moves)
-            return {m: p for m in moves}, value
-        raw = move_weights(position, moves, sg, territory)
-        inv = 1.0 / sum(raw)
-        return {m: w * inv for m, w in zip(moves, raw, strict=True)}, value
+        legal = a_up if position.variant == "official" else a_up & ~b_more
+        if not legal:
+            return [([n], 1.0)], value
+        if self.priors == "uniform" or position.variant == "official":
+            if position.variant == "official":
+                moves = board.cells(legal) + [n]
+                return [(moves, 1.0 / len(moves))], value
+            return [(legal, 1.0 / legal.bit_count())], value
+        groups = _weight_groups(legal, mine, theirs, neutral, b, a_more, b_up, t_mine, t_theirs)
+        inv = 1.0 / sum(cells.bit_count() * w for cells, w in groups)
+        groups.sort(key=lambda g: -g[1])  # stable: equal weights keep their order
+        return [(cells, w * inv) for cells, w in groups], value
 
 
-def legal_moves_from(position, sg):
-    """position.legal_moves() (CodeCup variant) from precomputed sight tables."""
-    me = position.to_move
-    sm = sg[me]
-    so = sg[3 - me]
-    height = position.height
-    moves = [y for y in range(len(height)) if sm[y] > height[y] and so[y] <= sm[y]]
-    if not moves:
-        moves.append(len(height))
-    return moves
+def _weight_groups(legal, mine, theirs, neutral, b, a_more, b_up, t_mine, t_theirs):
+    """[(cells, weight)]: the legal placements grouped by their prior weight (see
+    ``move_weights``), empty groups left out."""
+    empty = legal & ~(mine | theirs | neutral)
+    b_sees = b[0] | b[1] | b[2]
+    less = empty & a_more & b_sees
+    unseen = empty & a_more & ~b_sees
+    capture = legal & theirs
+    neutral &= legal
+    safe = legal & mine & ~b_up
+    # the rest, weight 1.0: contested empty cells and threatened stacks
+    contested = legal & ~(less | unseen | capture | neutral | safe)
+    t_theirs &= ~t_mine
+    elsewhere = ~(t_mine | t_theirs)
+    groups = []
+    base = ((capture, 1.5), (contested, 1.0), (neutral, 0.7), (less, 0.5), (unseen, 0.15), (safe, 0.05))
+    for cells, w in base:
+        if cells:
+            # x0.1 in our own territory (already safe), x0.3 in the opponent's (ours first)
+            for part, f in ((cells & elsewhere, 1.0), (cells & t_mine, 0.1), (cells & t_theirs, 0.3)):
+                if part:
+                    groups.append((part, w * f))
+    return groups
 
 
-def move_weights(position, moves, sg, territory):
+def move_weights(position, moves, sg=None, territory=None):
     """Unnormalised prior weights of the legal moves, by move type.
 
     Empty cell: 1.0 when the opponent sees it as often as we do (contested), 0.5 when it
     sees it less, 0.15 when it does not see it at all (ours anyway).  Capture: 1.5 (of a
     neutral stack: 0.7).  Reinforcement: 1.0 when the stack is under threat, else 0.05.
-    Then x0.1 in our own territory (already safe) and x0.3 in the opponent's.
+    Then x0.1 in our own territory (already safe) and x0.3 in the opponent's.  ``sg`` and
+    ``territory`` are ignored (the position keeps them); the pass weighs 1.0.
     """
-    me = position.to_move
-    opp = 3 - me
-    sm = sg[me]
-    so = sg[opp]
-    owner = position.owner
-    height = position.height
-    n = len(owner)
-    cls = bytearray(n + 1)  # 0 contested, 1 mine, 2 theirs (index n: the pass)
-    red, white = territory
-    mine, theirs = (red, white) if me == RED else (white, red)
-    for y in theirs:
-        cls[y] = 2
-    for y in mine:
-        cls[y] = 1
-    factor = (1.0, 0.1, 0.3)
-    out = []
-    for y in moves:
-        if y == n:
-            out.append(1.0)
-            continue
-        o = owner[y]
-        b = so[y]
-        if o == EMPTY:
-            w = 1.0 if b >= sm[y] else 0.5 if b else 0.15
-        elif o == opp:
-            w = 1.5
-        elif o == NEUTRAL:
-            w = 0.7
-        else:
-            w = 1.0 if b > height[y] else 0.05
-        out.append(w * factor[cls[y]])
-    return out
+    board = position.board
+    tr, tw = position.territory_bits()
+    mine, theirs, neutral, _, b, (a_more, _, _, b_up) = _sides(position)
+    t_mine, t_theirs = (tr, tw) if position.to_move == RED else (tw, tr)
+    legal = board.bitboard(m for m in moves if m != board.num_cells)
+    weight = {board.num_cells: 1.0}
+    for cells, w in _weight_groups(legal, mine, theirs, neutral, b, a_more, b_up, t_mine, t_theirs):
+        weight.update(dict.fromkeys(board.cells(cells), w))
+    return [weight[m] for m in moves]
 
 
 def make_evaluator(weights_path=None, board_size=None, **options):

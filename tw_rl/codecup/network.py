@@ -29,31 +29,38 @@ Why this shape (the bot runs it in CPython, where a multiply-add costs tens of n
 the input embedding is linear in one-hot codes, so it is a *table lookup*: the sum of the
 three rows (and the direction messages) is cached per distinct cell code (~375 occur in
 games), leaving one list index per cell.  The one neighbourhood step is a sum of 8 W-vectors
-per cell (self, the edge constant, 6 neighbours), fused with the ReLU in one list
-comprehension; it is ~85% of the cost.  The policy needs one dot product per *legal* cell.
-Measured on 1,080 positions of random 6-board games (territory given, as the search gives
-it; computing it costs another ~0.16 ms), one core of the development machine, Python 3.11,
-per evaluation with W = H = 32, "mean":
+per cell (self, the edge constant, 6 neighbours) and a ReLU; it runs on packed fixed-point
+vectors (``Network``), seven int additions and a few whole-int operations per cell instead
+of 8 * W float additions.  The policy needs one dot product per *legal* cell.  Measured on
+positions of the bot benchmark (``scripts/bench_bot.py``; the territory and sight come with
+the position), one core of the development machine, Python 3.11, CPU time per evaluation
+with W = H = 32, "mean" (release 0.1, all floats: 0.45 ms, the mixing 0.38 ms of it):
 
-    features + sight tables      0.04 ms
-    code lookups (cached rows)   0.002 ms
-    mixing + ReLU                0.39 ms
-    pooling, MLP, legal logits   0.03 ms
-    softmax and the rest         0.01 ms
-    total                        0.47 ms = ~2,100 evaluations per second
+    features (bit planes -> keys)       0.012 ms
+    mixing + ReLU (packed)              0.078 ms
+    pooling and the hidden layer        0.022 ms
+    legal logits (~43 dot products)     0.075 ms
+    softmax and the rest                0.012 ms
+    total                               0.20 ms = ~5,000 evaluations per second
 
-(W = H = 16: 0.29 ms, 3,400/s; W = 48: 0.65 ms, 1,540/s; "directional" costs the same as
-"mean").  A second W x W layer per cell would add 91 * W * W ~ 93,000 multiply-adds (several
-ms) and is left out; the territory evaluator costs ~0.04 ms, so the bot searches ~3x fewer
-simulations a move with the network (advance + territory ~0.2 ms per simulation).
+A second W x W layer per cell would add 91 * W * W ~ 93,000 multiply-adds (several ms) and
+is left out.
 """
 
 import math
-from operator import mul
+import sys
+from array import array
+from operator import itemgetter, mul
 
-from tw_rl.codecup.evaluation import sight_tables
+from tw_rl.codecup.errors import WeightsError
 from tw_rl.codecup.rules import RED, Board
-from tw_rl.codecup.weights import WeightsError, read_weights
+from tw_rl.codecup.weights import read_weights
+
+# The mixing step runs on fixed-point vectors packed in Python ints (see ``Network``).
+FIXED_BITS = 20  # a value v is stored as round(v * 2**20)
+LANE_BITS = 64  # one hidden unit per 64-bit lane
+_LANE_BIAS = 1 << 40  # added to every lane of a stored vector, so that lanes stay non-negative
+HIDDEN_BITS = 24  # the hidden layer's G g: g and G as round(v * 2**24)
 
 ARCH = "student-1"
 MAX_HEIGHT = 6
@@ -64,7 +71,9 @@ OFFSETS = (0, OWNER_ROWS, OWNER_ROWS + SIGHT_ROWS)
 ROWS = OWNER_ROWS + SIGHT_ROWS + STATUS_ROWS  # 93
 NUM_GLOBALS = 2  # I play red; the opponent has just passed
 MIXINGS = ("mean", "directional")
-NUM_KEYS = OWNER_ROWS * SIGHT_ROWS * STATUS_ROWS  # distinct cell codes: key = (a * 49 + b) * 16 + c
+# A cell's code as one 16-bit key: low byte (a_sight * 7 + b_sight) * 4 + 2 * I may place + they
+# may place; high byte (owner * 7 + height) * 4 + 2 * their territory + my territory.
+NUM_KEYS = 112 * 256
 
 # Tensors of the weights file: name -> shape (W = width, H = hidden, D = directions).
 TENSOR_SHAPES = {
@@ -95,58 +104,112 @@ def cell_codes(position, territory=None):
     """([(a, b, c) per cell], [I play red, opponent passed], my legal placements).
 
     The inputs of the network for ``position`` (see the module docstring); ``territory`` is
-    ``position.territory()`` when the caller has it.
+    ignored (the position keeps its own).
     """
-    keys, glob, legal = _features(position, territory)
-    codes = [
-        (k // (SIGHT_ROWS * STATUS_ROWS), (k // STATUS_ROWS) % SIGHT_ROWS, k % STATUS_ROWS) for k in keys
-    ]
+    keys, glob, legal = _features(position)
+    codes = [(k >> 10, (k & 255) >> 2, (k & 3) << 2 | (k >> 8) & 3) for k in keys]
     return codes, glob, legal
 
 
-def _features(position, territory):
-    """(key per cell, globals, my legal placements) with key = (a * 49 + b) * 16 + c."""
-    if territory is None:
-        territory = position.territory()
-    owner = position.owner
-    height = position.height
-    n = len(owner)
-    _, red, white = sight_tables(position)
+class _Spread:
+    """Per board: turn bit planes into one byte per cell (bit j of a plane -> byte j)."""
+
+    def __init__(self, board):
+        lane = board.lane
+        self.lane = lane
+        self.format = f"0{lane}b"
+        self.ones = int.from_bytes(b"\x01" * lane, "little")
+        self.gather = itemgetter(*board.bit_index)
+        self.key_bytes = bytearray(2 * lane)
+        # the low byte of a little-endian 16-bit key comes first
+        self.low, self.high = (0, 1) if sys.byteorder == "little" else (1, 0)
+
+
+_SPREADS = {}
+
+
+def _features(position):
+    """(key per cell, globals, my legal placements) with the 16-bit keys of ``NUM_KEYS``.
+
+    Every input is a bit plane of the rules engine; each plane becomes one byte per cell through
+    its binary string (the characters '0' and '1' are the bytes 0x30 and 0x31), weighted sums of
+    those give the two bytes of every key at once.
+    """
+    board = position.board
+    sp = _SPREADS.get(board.size)
+    if sp is None:
+        sp = _SPREADS[board.size] = _Spread(board)
+    red, white, neutral, (h0, h1, h2) = position.stacks()
+    rc, wc = position.counts()
+    tr, tw = position.territory_bits()
+    red_up, white_up, red_more, white_more = position.comparisons()
     me = position.to_move
     if me == RED:
-        sm, so = red, white
-        mine, theirs = territory
-        cat = (0, 1, 2, 3)
+        mine, theirs, a, b, tm, tt = red, white, rc, wc, tr, tw
+        legal_me = red_up & ~white_more
+        legal_them = white_up & ~red_more
     else:
-        sm, so = white, red
-        theirs, mine = territory
-        cat = (0, 2, 1, 3)
-    terr = [0] * n
-    for y in mine:
-        terr[y] = 1
-    for y in theirs:
-        terr[y] += 2
-    keys = [0] * n
-    legal = []
-    for y in range(n):
-        h = height[y]
-        if h > MAX_HEIGHT:
-            h = MAX_HEIGHT
-        a = sm[y]
-        b = so[y]
-        k = ((cat[owner[y]] * 7 + h) * 49 + a * 7 + b) * 16 + terr[y]
-        if a > h and b <= a:
-            k += 8
-            legal.append(y)
-        if b > h and a <= b:
-            k += 4
-        keys[y] = k
+        mine, theirs, a, b, tm, tt = white, red, wc, rc, tw, tr
+        legal_me = white_up & ~red_more
+        legal_them = red_up & ~white_more
+    top = h0 & h1 & h2  # a height of 7 or more reads as MAX_HEIGHT (6)
+    if top:
+        h0 &= ~top
+    fmt = sp.format
+    frm = int.from_bytes
+    low = (
+        28 * frm(format(a[0], fmt).encode(), "big")
+        + 56 * frm(format(a[1], fmt).encode(), "big")
+        + 112 * frm(format(a[2], fmt).encode(), "big")
+        + 4 * frm(format(b[0], fmt).encode(), "big")
+        + 8 * frm(format(b[1], fmt).encode(), "big")
+        + 16 * frm(format(b[2], fmt).encode(), "big")
+        + 2 * frm(format(legal_me, fmt).encode(), "big")
+        + frm(format(legal_them, fmt).encode(), "big")
+        - 0x30 * 227 * sp.ones
+    )
+    high = (
+        28 * frm(format(mine | neutral, fmt).encode(), "big")
+        + 56 * frm(format(theirs | neutral, fmt).encode(), "big")
+        + 4 * frm(format(h0, fmt).encode(), "big")
+        + 8 * frm(format(h1, fmt).encode(), "big")
+        + 16 * frm(format(h2, fmt).encode(), "big")
+        + frm(format(tm, fmt).encode(), "big")
+        + 2 * frm(format(tt, fmt).encode(), "big")
+        - 0x30 * 115 * sp.ones
+    )
+    buf = sp.key_bytes
+    buf[sp.low :: 2] = low.to_bytes(sp.lane, "little")
+    buf[sp.high :: 2] = high.to_bytes(sp.lane, "little")
+    keys = sp.gather(memoryview(buf).cast("H"))
     glob = (1.0 if me == RED else 0.0, 1.0 if position.passes else 0.0)
-    return keys, glob, legal
+    return keys, glob, board.cells(legal_me)
+
+
+if sys.byteorder == "little":
+
+    def _lanes(x, nbytes):
+        """The 64-bit lanes of x, lowest first."""
+        return memoryview(x.to_bytes(nbytes, "little")).cast("Q")
+
+else:
+
+    def _lanes(x, nbytes):
+        """The 64-bit lanes of x, lowest first."""
+        lanes = array("Q", x.to_bytes(nbytes, "little"))
+        lanes.byteswap()
+        return lanes
 
 
 class Network:
-    """The student's forward pass over plain lists, from a parsed weights file."""
+    """The student's forward pass, from a parsed weights file.
+
+    The mixing step (~85% of the work in floats) runs on packed fixed-point vectors: each
+    cached table row is one int whose 64-bit lanes hold the W values as round(v * 2**20) plus
+    a bias of 2**40, so a cell's sum of 8 vectors is 7 int additions and its ReLU a handful
+    of whole-int operations (a lane is positive when adding a constant sets its top bit).
+    Rounding costs at most 8 * 2**-21 per hidden value (~4e-6); pooling, the MLP and the heads
+    are plain floats."""
 
     def __init__(self, weights):
         header = weights.header
@@ -208,15 +271,47 @@ class Network:
             nbr.append(tuple(row))
             const.append(k)
         self._nbr = nbr
-        self._const = const
-        self._zero6 = ((0.0,) * w,) * 6
-        self._cache = [None] * NUM_KEYS  # key -> (self vector, 6 direction messages)
+        # Fixed point: every W-vector the mixing adds is one int, lane j (64 bits) holding
+        # round(v_j * 2**20) + 2**40; a cell's sum of 8 such vectors is 7 int additions.
+        self._scale = float(1 << FIXED_BITS)
+        self._lane_ones = sum(1 << (LANE_BITS * j) for j in range(w))
+        self._lane_bytes = LANE_BITS // 8 * w
+        self._const = [self._pack(k) for k in const]
+        zero = self._pack([0.0] * w)
+        self._zero = zero if self.directions == 1 else (zero,) * 6  # the message from off the board
+        self._biases8 = 8 * _LANE_BIAS * self._lane_ones
+        # x + this sets a lane's top bit exactly when the lane is above 8 biases (the sum > 0)
+        self._positive = ((1 << (LANE_BITS - 1)) - 8 * _LANE_BIAS - 1) * self._lane_ones
+        self._lane_full = (1 << LANE_BITS) - 1
+        # key -> packed self vector; key -> packed message ("mean") or 6 messages ("directional")
+        self._self_cache = [None] * NUM_KEYS
+        self._msg_cache = [None] * NUM_KEYS
         self.inv_cells = 1.0 / n
+        inv_scale = 1.0 / self._scale
+        self._policy_w_fixed = [x * inv_scale for x in self.policy_w]  # u for lanes in fixed point
+        # The hidden layer z = G g as a sum of W packed columns of G, each scaled by g_j:
+        # lane k of column j holds round(G_kj * 2**24) + a bias above every |G_kj| * 2**24.
+        top = max((abs(x) for row in self.hidden_w for x in row), default=0.0)
+        self._col_bias = 1 << (HIDDEN_BITS + max(1, math.frexp(top)[1] + 1))
+        self._hidden_cols = [
+            sum(
+                (round(row[j] * (1 << HIDDEN_BITS)) + self._col_bias) << (LANE_BITS * k)
+                for k, row in enumerate(self.hidden_w)
+            )
+            for j in range(w)
+        ]
+        self._hidden_lane_bytes = LANE_BITS // 8 * hidden
 
-    def _entry(self, key):
-        a = key // (SIGHT_ROWS * STATUS_ROWS)
-        b = OWNER_ROWS + (key // STATUS_ROWS) % SIGHT_ROWS
-        c = OWNER_ROWS + SIGHT_ROWS + key % STATUS_ROWS
+    def _pack(self, vector):
+        """A W-vector of floats as one int of fixed-point lanes (see ``__init__``)."""
+        scale = self._scale
+        return sum((round(x * scale) + _LANE_BIAS) << (LANE_BITS * j) for j, x in enumerate(vector))
+
+    def _rows(self, key):
+        """(self vector, 6 direction messages) of a cell key, as float lists."""
+        a = key >> 10
+        b = OWNER_ROWS + ((key & 255) >> 2)
+        c = OWNER_ROWS + SIGHT_ROWS + ((key & 3) << 2 | (key >> 8) & 3)
         t = self._self_rows
         s = [x + y + z for x, y, z in zip(t[a], t[b], t[c], strict=True)]
         m = self._msg_rows
@@ -227,58 +322,93 @@ class Network:
                 [x + y + z for x, y, z in zip(m[o + a], m[o + b], m[o + c], strict=True)]
                 for o in range(0, 6 * ROWS, ROWS)
             )
-        entry = (s, msgs)
-        self._cache[key] = entry
-        return entry
+        return s, msgs
+
+    def _entry(self, key):
+        s, msgs = self._rows(key)
+        self._self_cache[key] = self._pack(s)
+        if self.directions == 1:
+            self._msg_cache[key] = self._pack(msgs[0])
+        else:
+            self._msg_cache[key] = tuple(self._pack(m) for m in msgs)
 
     def hidden_cells(self, keys):
-        """h_i (list of W-lists) for the cell keys of a position."""
-        cache = self._cache
-        entries = [cache[k] or self._entry(k) for k in keys]
-        msgs = [e[1] for e in entries]
-        msgs.append(self._zero6)
-        const = self._const
+        """h_i for the cell keys of a position: one int per cell, lane j = round(h_ij * 2**20)."""
+        selfs = list(map(self._self_cache.__getitem__, keys))
+        if None in selfs:  # codes not seen before: make their packed rows
+            for k in keys:
+                if self._self_cache[k] is None:
+                    self._entry(k)
+            selfs = list(map(self._self_cache.__getitem__, keys))
+        msgs = list(map(self._msg_cache.__getitem__, keys))
+        msgs.append(self._zero)
+        positive = self._positive
+        top = LANE_BITS - 1
+        ones = self._lane_ones
+        full = self._lane_full
+        biases = self._biases8
         out = []
-        for i, (j0, j1, j2, j3, j4, j5) in enumerate(self._nbr):
-            out.append(
-                [
-                    x if (x := s + k + m0 + m1 + m2 + m3 + m4 + m5) > 0.0 else 0.0
-                    for s, k, m0, m1, m2, m3, m4, m5 in zip(
-                        entries[i][0],
-                        const[i],
-                        msgs[j0][0],
-                        msgs[j1][1],
-                        msgs[j2][2],
-                        msgs[j3][3],
-                        msgs[j4][4],
-                        msgs[j5][5],
-                        strict=True,
-                    )
-                ]
-            )
+        if self.directions == 1:  # every direction sends the same message
+            for s, k, (j0, j1, j2, j3, j4, j5) in zip(selfs, self._const, self._nbr, strict=True):
+                x = s + k + msgs[j0] + msgs[j1] + msgs[j2] + msgs[j3] + msgs[j4] + msgs[j5]
+                keep = (((x + positive) >> top) & ones) * full  # all ones in the lanes above zero
+                out.append((x & keep) - (biases & keep))  # ReLU: the positive lanes, biases removed
+        else:
+            for s, k, (j0, j1, j2, j3, j4, j5) in zip(selfs, self._const, self._nbr, strict=True):
+                x = s + k + msgs[j0][0] + msgs[j1][1] + msgs[j2][2] + msgs[j3][3] + msgs[j4][4]
+                x += msgs[j5][5]
+                keep = (((x + positive) >> top) & ones) * full
+                out.append((x & keep) - (biases & keep))
         return out
+
+    def hidden_floats(self, keys):
+        """h_i as lists of floats (for inspection and tests)."""
+        inv = 1.0 / self._scale
+        return [[v * inv for v in _lanes(x, self._lane_bytes)] for x in self.hidden_cells(keys)]
 
     def run(self, keys, glob, cells):
         """({move: logit} for the moves in ``cells`` (n = pass), value) for one position."""
         h = self.hidden_cells(keys)
         n = self.num_cells
-        inv = self.inv_cells
-        g = [x * inv for x in map(sum, zip(*h, strict=True))]
+        nbytes = self._lane_bytes
+        inv = self.inv_cells / self._scale
+        g = [x * inv for x in _lanes(sum(h), nbytes)]  # the lanes hold at most 91 * 2**44: no carry
         r, p = glob
-        z = []
-        for wrow, grow, b in zip(self.hidden_w, self.hidden_g, self.hidden_b, strict=True):
-            x = sum(map(mul, wrow, g)) + grow[0] * r + grow[1] * p + b
-            z.append(x if x > 0.0 else 0.0)
+        z = self._hidden_layer(g, r, p)
         value = math.tanh(sum(map(mul, self.value_w, z)) + self.value_b)
-        u = self.policy_w
+        u = self._policy_w_fixed
         ub = self.policy_b
         logits = {}
         for y in cells:
             if y == n:
                 logits[y] = sum(map(mul, self.pass_w, z)) + self.pass_b
             else:
-                logits[y] = sum(map(mul, h[y], u)) + ub
+                logits[y] = sum(map(mul, _lanes(h[y], nbytes), u)) + ub
         return logits, value
+
+    def _hidden_layer(self, g, r, p):
+        """z = relu(G g + Gg (r, p) + g0), G g in fixed point when its lanes cannot overflow."""
+        scale = 1 << HIDDEN_BITS
+        gq = [round(x * scale) for x in g]
+        total = sum(gq)
+        if min(gq) >= 0 and total * 2 * self._col_bias < 1 << (LANE_BITS - 1):
+            acc = 0
+            for x, col in zip(gq, self._hidden_cols, strict=True):
+                if x:
+                    acc += x * col
+            offset = total * self._col_bias
+            inv = 1.0 / (scale * scale)
+            z = []
+            lanes = _lanes(acc, self._hidden_lane_bytes)
+            for lane, grow, b in zip(lanes, self.hidden_g, self.hidden_b, strict=True):
+                x = (lane - offset) * inv + grow[0] * r + grow[1] * p + b
+                z.append(x if x > 0.0 else 0.0)
+            return z
+        z = []
+        for wrow, grow, b in zip(self.hidden_w, self.hidden_g, self.hidden_b, strict=True):
+            x = sum(map(mul, wrow, g)) + grow[0] * r + grow[1] * p + b
+            z.append(x if x > 0.0 else 0.0)
+        return z
 
     def check_board(self, position):
         if position.board.size != self.size:
@@ -289,7 +419,7 @@ class Network:
     def outputs(self, position, territory=None):
         """(logits of every cell and the pass [N+1], value for the side to move)."""
         self.check_board(position)
-        keys, glob, _ = _features(position, territory)
+        keys, glob, _ = _features(position)
         logits, value = self.run(keys, glob, range(self.num_cells + 1))
         return [logits[y] for y in range(self.num_cells + 1)], value
 
@@ -311,7 +441,7 @@ class NetworkEvaluator:
     def evaluate(self, position, territory=None):
         net = self.network
         net.check_board(position)
-        keys, glob, moves = _features(position, territory)
+        keys, glob, moves = _features(position)
         if position.variant != "codecup":
             moves = position.legal_moves()
         elif not moves:

@@ -29,9 +29,10 @@ from tw_rl.codecup.rules import RED
 from tw_rl.codecup.search import MCTS, advance, result_value
 
 
-def margin_for(mover, territory):
-    """Territory margin (mine - theirs) for mover."""
-    d = len(territory[0]) - len(territory[1])
+def margin_for(mover, position):
+    """Territory margin (mine - theirs) of position for mover."""
+    red, white = position.territory_bits()
+    d = red.bit_count() - white.bit_count()
     return d if mover == RED else -d
 
 
@@ -60,10 +61,7 @@ class GreedyPlayer:
         mover = position.to_move
         out = {}
         for m in position.legal_moves():
-            child, terr = advance(position, m)
-            if terr is None:
-                terr = child.territory()
-            out[m] = margin_for(mover, terr)
+            out[m] = margin_for(mover, advance(position, m))
         return out
 
     def choose(self, position, seconds_left=None):
@@ -73,11 +71,10 @@ class GreedyPlayer:
 
 
 class _UctNode:
-    __slots__ = ("pos", "terr", "moves", "children", "n", "w", "visits", "tried")
+    __slots__ = ("pos", "moves", "children", "n", "w", "visits", "tried")
 
-    def __init__(self, pos, terr, rng):
+    def __init__(self, pos, rng):
         self.pos = pos
-        self.terr = terr
         self.moves = pos.legal_moves()
         rng.shuffle(self.moves)
         self.children = [None] * len(self.moves)
@@ -102,21 +99,19 @@ class UctPlayer:
         self.c = float(c)
         self.rng = random.Random(seed)
 
-    def _leaf_score(self, pos, terr):
+    def _leaf_score(self, pos):
         """Result in [0, 1] for the side to move in pos (1 win, 0.5 draw, 0 loss)."""
         if pos.over:
-            return (result_value(pos, terr) + 1.0) * 0.5
+            return (result_value(pos) + 1.0) * 0.5
         if self.rollout == "territory":
-            if terr is None:
-                terr = pos.territory()
-            m = margin_for(pos.to_move, terr)
+            m = margin_for(pos.to_move, pos)
             return 1.0 if m > 0 else 0.0 if m < 0 else 0.5
         me = pos.to_move
-        p = pos
+        p = pos.copy()
         rng = self.rng
         while not p.over:
-            p, terr = advance(p, rng.choice(p.legal_moves()))
-        v = result_value(p, terr)
+            p.play(rng.choice(p.legal_moves()))
+        v = result_value(p)
         if p.to_move != me:
             v = -v
         return (v + 1.0) * 0.5
@@ -126,23 +121,23 @@ class UctPlayer:
         if len(moves) == 1:
             return moves[0]
         rng = self.rng
-        root = _UctNode(position.copy(), None, rng)
+        root = _UctNode(position.copy(), rng)
         c = self.c
         for _ in range(self.playouts):
             node = root
             path = []
             while True:
                 if node.pos.over:
-                    score = (result_value(node.pos, node.terr) + 1.0) * 0.5
+                    score = (result_value(node.pos) + 1.0) * 0.5
                     break
                 if node.tried < len(node.moves):
                     i = node.tried
                     node.tried += 1
-                    pos, terr = advance(node.pos, node.moves[i])
-                    child = _UctNode(pos, terr, rng)
+                    pos = advance(node.pos, node.moves[i])
+                    child = _UctNode(pos, rng)
                     node.children[i] = child
                     path.append((node, i))
-                    score = self._leaf_score(pos, terr)
+                    score = self._leaf_score(pos)
                     child.visits = 1
                     break
                 log_n = math.log(node.visits)
@@ -181,20 +176,24 @@ class BotPlayer:
         fpu_reduction=0.2,
         reuse=True,
         time_control=None,
+        now=time.monotonic,
     ):
+        """``now``: the clock (seconds) for the deadlines and the own game clock; tests pass a
+        fake one."""
         self.evaluator = evaluator if evaluator is not None else TerritoryEvaluator()
         self.time_control = time_control if time_control is not None else TimeControl(budget, safety)
         self.max_sims = max_sims
-        self.mcts = MCTS(self.evaluator, c_puct=c_puct, fpu_reduction=fpu_reduction, reuse=reuse)
+        self.now = now
+        self.mcts = MCTS(self.evaluator, c_puct=c_puct, fpu_reduction=fpu_reduction, reuse=reuse, now=now)
         self._quick = TerritoryEvaluator()
-        self._own_clock = GameClock(self.time_control.budget)
+        self._own_clock = GameClock(self.time_control.budget, now=now)
         self._last_ply = -1
         self.log = []  # one (allotment, seconds spent, simulations) per move
 
     def new_game(self):
         """Forget the tree and restart the own clock (done by itself when the ply count drops)."""
         self.mcts.reset()
-        self._own_clock = GameClock(self.time_control.budget)
+        self._own_clock = GameClock(self.time_control.budget, now=self.now)
         self._last_ply = -1
         self.log = []
 
@@ -212,7 +211,7 @@ class BotPlayer:
         return max(legal, key=lambda m: priors.get(m, 0.0))
 
     def choose(self, position, seconds_left=None):
-        start = time.monotonic()
+        start = self.now()
         if position.ply <= self._last_ply:
             self.new_game()  # a new game with the same player object
         self._last_ply = position.ply
@@ -242,7 +241,7 @@ class BotPlayer:
             self.mcts.reset()
         if own:
             self._own_clock.stop()
-        self.log.append((allot, time.monotonic() - start, sims))
+        self.log.append((allot, self.now() - start, sims))
         return move
 
 

@@ -12,15 +12,18 @@ Design
   is expanded in full on its first visit (every legal move is played and evaluated once, deadline
   permitting): that finds an immediate win at once (it is returned without more search) and
   gives every move one honest evaluation before the priors steer the rest.
-- Every node stores its Position (a copy; ~1.5 KB on the 6-board) and the territory computed
-  when it was made.  Moves are played with ``advance``, which does what ``Position.play`` does
-  for a legal CodeCup move but hands back the territory it computes for the end test, so the
-  evaluator need not compute it again (the territory is ~2/3 of the cost of a simulation).
+- Every node stores its Position (a copy: a few ints, the bitboards of ``rules.py``).  Moves are
+  played with ``advance`` (a copy, then ``Position.play``); the position keeps the sight and
+  territory that ``play`` computes for the CodeCup end test, so the evaluator reads them at no
+  cost (the territory is the larger part of a simulation's rules work).
 - Values along a path alternate sign (every move, a pass too, hands the turn over).
 - The search stops at a deadline (time.monotonic, checked before every simulation) or after a
   fixed number of simulations (tests).  It returns the most visited root move (ties: higher
   Q, then higher prior); the root's moves come from ``Position.legal_moves``, so the answer is
   always legal.
+- Children are made in the order of their priors (highest first), so selection scores the
+  visited moves and just one unvisited move; with an evaluator's prior groups the moves are
+  listed a group at a time, when a child needs them (see ``Node``).
 - Tree reuse: after a search the subtree of the chosen move is kept; the next search looks
   for the new position among that node's children (by the opponent's last move, then by
   comparing stacks) and keeps its statistics.  Nodes hold no parent links, so a dropped
@@ -34,49 +37,21 @@ from tw_rl.codecup.rules import RED, WHITE
 
 
 def advance(position, move):
-    """(child, territory): a copy of position with the legal move played, and its territory.
-
-    Same result as ``child = position.copy(); child.play(move)`` for a legal move under the
-    CodeCup variant; ``territory`` is the child's ``territory()`` (None when the game ended by
-    two passes, or for the official variant, where ``play`` is used as it is).
-    """
+    """A copy of position with the move played (``Position.play``; it keeps its territory)."""
+    position.comparisons()  # kept by the parent: play's legality check is nearly free
     child = position.copy()
-    if position.variant != "codecup":
-        child.play(move)
-        return child, None
-    n = position.board.num_cells
-    mover = position.to_move
-    if move == n:
-        child.passes += 1
-        active = False
-    else:
-        s = position.sight(move, mover)
-        active = position.owner[move] != mover or position.sight(move, 3 - mover) >= s
-        child.owner[move] = mover
-        child.height[move] = s
-        child.passes = 0
-    child.quiet = 0 if active else child.quiet + 1
-    child.ply += 1
-    child.last_move = move
-    child.to_move = 3 - mover
-    if child.passes >= 2:
-        child.over = True
-        return child, None
-    territory = child.territory()
-    red, white = territory
-    if len(red) + len(white) >= n and len(set(red).union(white)) == n:
-        child.over = True
-    return child, territory
+    child.play(move)
+    return child
 
 
 def result_value(position, territory=None):
-    """+1 / -1 / 0: the finished game's result for the side to move in position."""
+    """+1 / -1 / 0: the finished game's result for the side to move in position (``territory``
+    is ignored: the position keeps its own)."""
     if position.forfeit or position.variant != "codecup":
         w = position.winner()
     else:
-        if territory is None:
-            territory = position.territory()
-        r, wh = len(territory[0]), len(territory[1])
+        red, white = position.territory_bits()
+        r, wh = red.bit_count(), white.bit_count()
         w = RED if r > wh else WHITE if wh > r else 0
     if w == 0:
         return 0.0
@@ -84,60 +59,101 @@ def result_value(position, territory=None):
 
 
 class Node:
-    """A search node: its position, the evaluator's output, and per-move edge statistics."""
+    """A search node: its position, the evaluator's output, and per-move edge statistics.
+
+    The moves are listed in the order of their priors, highest first, and children are made in
+    that order, so the children made so far are a prefix of the moves (``children`` grows by
+    appending): selection scores only the visited moves and the one unvisited move with the
+    highest prior, the only unvisited move that can win it (they all share the same
+    first-play urgency).  With an evaluator's prior groups (``evaluate_groups``) the moves are
+    listed group by group, when the next child needs them (``grow``); ``size`` counts them all.
+    """
 
     __slots__ = (
         "pos",
-        "terr",
         "terminal",
         "value",
         "moves",
         "priors",
+        "groups",
+        "size",
         "children",
         "n",
         "w",
+        "q",
+        "a",
         "visits",
         "wsum",
     )
 
-    def __init__(self, pos, terr):
+    def __init__(self, pos):
         self.pos = pos
-        self.terr = terr
         self.terminal = pos.over
         self.value = 0.0
         self.moves = None  # None: not expanded yet
         self.priors = None
+        self.groups = None  # prior groups not listed yet, highest first
+        self.size = 0  # all the moves, listed or not
         self.children = None
-        self.n = None
-        self.w = None
+        self.n = None  # per listed move: visits,
+        self.w = None  # sum of values (for the side to move here),
+        self.q = None  # mean value w / n (0 while unvisited),
+        self.a = None  # prior / (1 + n): the exploration term without its common factor
         self.visits = 0  # simulations through this node (its own evaluation included)
         self.wsum = 0.0  # sum of their values, for the side to move here
 
     def expand(self, evaluator, legal=None):
         """Evaluate the node (terminal: its result); returns the value for its side to move."""
+        self.children = []
         if self.terminal:
-            self.value = result_value(self.pos, self.terr)
+            self.value = result_value(self.pos)
             self.moves = []
             return self.value
-        priors, value = evaluator.evaluate(self.pos, self.terr)
-        if legal is not None:  # the root: trust the rules engine, not the evaluator
-            total = sum(max(0.0, priors.get(m, 0.0)) for m in legal)
-            if total > 0.0:
-                probs = [max(0.0, priors.get(m, 0.0)) / total for m in legal]
-            else:
-                probs = [1.0 / len(legal)] * len(legal)
-            moves = list(legal)
+        grouped = getattr(evaluator, "evaluate_groups", None) if legal is None else None
+        if grouped is not None:
+            groups, value = grouped(self.pos)
+            self.groups = groups
+            self.size = sum(m.bit_count() if type(m) is int else len(m) for m, _ in groups)
+            self.moves, self.priors, self.n, self.w, self.q, self.a = [], [], [], [], [], []
         else:
-            moves = list(priors)
-            probs = list(priors.values())
-        self.moves = moves
-        self.priors = probs
-        self.children = [None] * len(moves)
-        self.n = [0] * len(moves)
-        self.w = [0.0] * len(moves)
+            priors, value = evaluator.evaluate(self.pos)
+            if legal is not None:  # the root: trust the rules engine, not the evaluator
+                total = sum(max(0.0, priors.get(m, 0.0)) for m in legal)
+                if total > 0.0:
+                    probs = [max(0.0, priors.get(m, 0.0)) / total for m in legal]
+                else:
+                    probs = [1.0 / len(legal)] * len(legal)
+                moves = list(legal)
+            else:
+                moves = list(priors)
+                probs = list(priors.values())
+            if len(moves) > 1:  # highest prior first (a stable sort: ties keep the evaluator's order)
+                order = sorted(range(len(moves)), key=probs.__getitem__, reverse=True)
+                moves = [moves[i] for i in order]
+                probs = [probs[i] for i in order]
+            m = len(moves)
+            self.moves, self.priors, self.size = moves, probs, m
+            self.n, self.w, self.q, self.a = [0] * m, [0.0] * m, [0.0] * m, list(probs)
         self.value = max(-1.0, min(1.0, float(value)))
-        self.terr = None  # not needed any more; free it
         return self.value
+
+    def grow(self):
+        """List the next prior group's moves."""
+        moves, p = self.groups.pop(0)
+        if type(moves) is int:
+            moves = self.pos.board.cells(moves)
+        m = len(moves)
+        self.moves += moves
+        self.priors += [p] * m
+        self.n += [0] * m
+        self.w += [0.0] * m
+        self.q += [0.0] * m
+        self.a += [p] * m
+
+    def list_all(self):
+        """List every move (before the node serves as a root)."""
+        while self.groups:
+            self.grow()
 
 
 class MCTS:
@@ -158,11 +174,7 @@ class MCTS:
     @staticmethod
     def _same(a, b):
         return (
-            a.to_move == b.to_move
-            and a.owner == b.owner
-            and a.height == b.height
-            and a.passes == b.passes
-            and a.over == b.over
+            a.to_move == b.to_move and a.stacks() == b.stacks() and a.passes == b.passes and a.over == b.over
         )
 
     def _find(self, position):
@@ -175,9 +187,8 @@ class MCTS:
         if node.children is None:
             return None
         last = position.last_move
-        for i, m in enumerate(node.moves):
-            c = node.children[i]
-            if c is not None and m == last and self._same(c.pos, position):
+        for m, c in zip(node.moves, node.children, strict=False):  # the children: a prefix
+            if m == last and self._same(c.pos, position):
                 return c
         return None
 
@@ -193,26 +204,37 @@ class MCTS:
         node = self._find(position) if self.reuse else None
         legal = position.legal_moves()
         if node is not None and node.moves is not None and not node.terminal:
+            node.list_all()
             if sorted(node.moves) == legal:
                 return node
-        node = Node(position.copy(), None)
+        node = Node(position.copy())
         value = node.expand(self.evaluator, legal)
         node.visits = 1
         node.wsum = value
         return node
 
-    def _make_child(self, node, i):
-        pos, terr = advance(node.pos, node.moves[i])
-        child = Node(pos, terr)
-        node.children[i] = child
-        return child
+    def _make_child(self, node):
+        """The next child of node (the unvisited move with the highest prior), evaluated."""
+        k = len(node.children)
+        if k == len(node.moves):
+            node.grow()
+        child = Node(advance(node.pos, node.moves[k]))
+        node.children.append(child)
+        value = child.expand(self.evaluator)
+        child.visits = 1
+        child.wsum = value
+        return child, value
 
     def _backup(self, path, value):
         """value is for the side to move at the end of path."""
         for node, i in reversed(path):
             value = -value
-            node.n[i] += 1
-            node.w[i] += value
+            n = node.n[i] + 1
+            w = node.w[i] + value
+            node.n[i] = n
+            node.w[i] = w
+            node.q[i] = w / n
+            node.a[i] = node.priors[i] / (1 + n)
             node.visits += 1
             node.wsum += value
 
@@ -221,37 +243,35 @@ class MCTS:
         path = []
         c = self.c_puct
         red_fpu = self.fpu_reduction
+        sqrt = math.sqrt
         while True:
             if node.terminal:
                 value = node.value
                 node.visits += 1
                 node.wsum += value
                 break
-            n = node.n
-            w = node.w
             p = node.priors
-            sq = c * math.sqrt(node.visits)
-            fpu = node.wsum / node.visits - red_fpu
+            kids = node.children
+            k = len(kids)
+            sq = c * sqrt(node.visits)
             best = -1e30
-            bi = 0
-            for i in range(len(p)):
-                ni = n[i]
-                if ni:
-                    u = w[i] / ni + sq * p[i] / (1 + ni)
-                else:
-                    u = fpu + sq * p[i]
+            bi = k
+            # PUCT: q + c * sqrt(N) * prior / (1 + n) over the visited moves ...
+            for i, q, a in zip(range(k), node.q, node.a, strict=False):
+                u = q + sq * a
                 if u > best:
                     best = u
                     bi = i
+            # ... and the best unvisited one, at the first-play urgency
+            if k < node.size:
+                pk = p[k] if k < len(p) else node.groups[0][1]
+                if node.wsum / node.visits - red_fpu + sq * pk > best:
+                    bi = k
             path.append((node, bi))
-            child = node.children[bi]
-            if child is None:
-                child = self._make_child(node, bi)
-                value = child.expand(self.evaluator)
-                child.visits = 1
-                child.wsum = value
+            if bi == k:
+                value = self._make_child(node)[1]
                 break
-            node = child
+            node = kids[bi]
         self._backup(path, value)
 
     def search(self, position, deadline=None, max_sims=None):
@@ -266,17 +286,12 @@ class MCTS:
         sims = 0
         if len(root.moves) > 1:
             # full expansion of the root: one evaluation per move; stop at an immediate win
-            for i in range(len(root.moves)):
-                if root.children[i] is not None:
-                    continue
+            for i in range(len(root.children), len(root.moves)):
                 if (deadline is not None and now() >= deadline) or (
                     max_sims is not None and sims >= max_sims
                 ):
                     break
-                child = self._make_child(root, i)
-                value = child.expand(self.evaluator)
-                child.visits = 1
-                child.wsum = value
+                child, value = self._make_child(root)
                 self._backup([(root, i)], value)
                 sims += 1
                 if child.terminal and value < 0.0:  # the opponent has lost: we won
@@ -298,7 +313,7 @@ class MCTS:
             for i, m in enumerate(root.moves)
         ]
         self.last_stats.sort(key=lambda t: -t[1])
-        self.root = root.children[bi] if self.reuse else None
+        self.root = root.children[bi] if self.reuse and bi < len(root.children) else None
         return root.moves[bi]
 
     @staticmethod

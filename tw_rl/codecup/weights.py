@@ -25,15 +25,15 @@ by ``dtype``:
 
 The reader checks, in this order, the length, magic, version, checksum, header and data
 sizes, and (when asked) the board size; any mismatch raises ``WeightsError`` with one line.
-``WeightsError`` is an ``EvaluatorError``, so the bot's command line reports it in one line
-and exits 2.
+``WeightsError`` (``errors.py``) is an ``EvaluatorError``, so the bot's command line reports
+it in one line and exits 2.  (``weights.WeightsError`` stays importable from here.)
 """
 
 import hashlib
 import json
 import struct
 
-from tw_rl.codecup.evaluation import EvaluatorError
+from tw_rl.codecup.errors import WeightsError
 
 MAGIC = b"TWNET\r\n\x1a"
 FORMAT_VERSION = 1
@@ -41,10 +41,6 @@ PREFIX = struct.Struct("<8sHHII")  # magic, version, board size, header length, 
 DIGEST_SIZE = 32  # sha256
 QUANTIZATIONS = ("int8", "float16")
 DTYPES = ("f32", "f16", "i8")
-
-
-class WeightsError(EvaluatorError):
-    """A weights file that cannot be used; the message says why in one line."""
 
 
 class Weights:
