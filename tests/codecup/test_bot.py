@@ -304,11 +304,11 @@ def test_game_clock_and_allotment():
     assert a == pytest.approx(18.0 / expected_own_moves(pos))
     assert tc.allotment(12.0, pos) == 0.0  # nothing left above the 40 % reserve
     assert tc.allotment(12.005, pos) == pytest.approx(0.005)  # never above what is left
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match=r"the safety fraction must be in \(0, 1\], got 0.0"):
         TimeControl(safety=0.0)
     # Start-up time (interpreter, imports, weights) is charged like a move.
     assert GameClock(10.0, startup=0.75).seconds_left() == pytest.approx(9.25)
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="the start-up time must be >= 0, got -1.0"):
         GameClock(10.0, startup=-1.0)
 
 
@@ -500,7 +500,7 @@ def test_search_never_returns_an_illegal_move():
         else:
             m = mcts.search(pos, max_sims=rng.choice((1, 5, 40)))
         assert m in pos.legal_moves()
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="give a deadline or a simulation count"):
         mcts.search(random_position(rng, 3))  # neither a deadline nor a count
 
 

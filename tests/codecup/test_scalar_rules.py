@@ -48,7 +48,7 @@ def test_cell_counts_and_centre():
 
 @pytest.mark.parametrize("size", [0, 5, 7, 9, 12, "6", 6.0, True])
 def test_bad_board_size(size):
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match=r"board size must be one of \(6, 8, 10, 11\), got "):
         Board(size)
 
 
@@ -90,10 +90,10 @@ def test_notation_examples():
     assert B6.coords[B6.parse("K6")] == (10, 5)
     assert BOARDS[11].name(BOARDS[11].num_cells - 1) == "U21"
     # diff: |c - r| <= 5; sum: 5 <= c + r <= 15 (r = number - 1)
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="'A7' is not a cell of the size-6 board"):
         B6.parse("A7")
     assert B6.coords[B6.parse("A7", "sum")] == (0, 4)
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="'A1' is not a cell of the size-6 board"):
         B6.parse("A1", "sum")
 
 
@@ -101,17 +101,17 @@ def test_notation_examples():
     "text", ["", "F", "6", "f6", "F0", "F12", "L1", "F06", "F-1", "F6x", "Pass", "F 6", "F+6", None]
 )
 def test_parse_rejects(text):
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="is not a cell of the size-6 board"):
         B6.parse(text)
 
 
 def test_bad_notation_and_index():
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="unknown notation 'axial'; use 'diff' or 'sum'"):
         B6.name(0, "axial")
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="unknown notation 'axial'; use 'diff' or 'sum'"):
         B6.parse("F6", "axial")
     for i in (-1, B6.num_cells, 1.0):
-        with pytest.raises(ValueError):
+        with pytest.raises(ValueError, match="is not a cell index of the size-6 board"):
             B6.name(i)
 
 
@@ -162,13 +162,13 @@ def test_start_position():
     assert (pos.owner[r], pos.height[r], pos.owner[w], pos.height[w]) == (RED, 1, WHITE, 1)
     assert (pos.to_move, pos.ply, pos.passes, pos.over, pos.forfeit) == (RED, 0, 0, False, 0)
     assert pos.last_move is None
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="red and white start cells must differ"):
         Position.start(B6, r, r)
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="a start cell may not be the centre"):
         Position.start(B6, B6.centre, w)
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="unknown variant 'bga'; use 'codecup' or 'official'"):
         Position.start(B6, r, w, variant="bga")
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="stale_end is an option of the 'official' variant only"):
         Position.start(B6, r, w, stale_end=True)  # official only
 
 
@@ -248,7 +248,7 @@ def test_two_passes_end_codecup():
     assert pos.over and pos.passes == 2 and pos.forfeit == 0
     assert pos.score() == (100, 100) and pos.winner() == 0
     assert pos.legal_moves() == []
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="the game is over"):
         pos.play(B6.pass_move)
 
 
@@ -458,5 +458,15 @@ def test_random_official_games_finish():
                 assert pos.ply <= 13 * b.num_cells
                 pos.play(rng.choice(pos.legal_moves()))
             r, w = pos.score()
-            owned = sum(1 for o in pos.owner if o in (RED, WHITE))
-            assert owned <= r + w <= b.num_cells
+            # Official score: own stacks + empty cells the side sees more of (controlled).
+            expected = []
+            for me, other in ((RED, WHITE), (WHITE, RED)):
+                owned = sum(1 for o in pos.owner if o == me)
+                controlled = sum(
+                    1
+                    for y in range(b.num_cells)
+                    if pos.owner[y] == 0 and pos.sight(y, me) > pos.sight(y, other)
+                )
+                expected.append(owned + controlled)
+            assert (r, w) == tuple(expected)
+            assert pos.winner() == (RED if r > w else WHITE if w > r else 0)
