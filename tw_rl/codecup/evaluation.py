@@ -112,8 +112,14 @@ def control_margin(position, sg=None):
     and the capture not suicidal); an empty or neutral cell belongs to the side that sees
     it more often (and, for the neutral stack, could take it).  ``sg`` is ignored.
     """
-    mine, theirs, neutral, _, _, (a_more, b_more, a_up, b_up) = _sides(position)
-    empty = position.board.mask & ~(mine | theirs | neutral)
+    mine, theirs, neutral, _, _, comparisons = _sides(position)
+    return _control(position.board.mask, mine, theirs, neutral, comparisons)
+
+
+def _control(mask, mine, theirs, neutral, comparisons):
+    """The control margin from the side to move's stacks and sight comparisons (see above)."""
+    a_more, b_more, a_up, b_up = comparisons
+    empty = mask & ~(mine | theirs | neutral)
     return (
         (empty & a_more).bit_count()
         - (empty & b_more).bit_count()
@@ -153,23 +159,13 @@ class TerritoryEvaluator:
     def _groups(self, position):
         board = position.board
         tr, tw = position.territory_bits()
-        mine, theirs, neutral, _, b, (a_more, b_more, a_up, b_up) = _sides(position)
+        mine, theirs, neutral, _, b, comparisons = _sides(position)
+        a_more, b_more, a_up, b_up = comparisons
         t_mine, t_theirs = (tr, tw) if position.to_move == RED else (tw, tr)
         t_margin = t_mine.bit_count() - t_theirs.bit_count()
         wt = self.territory_weight
         wc = self.control_weight
-        if wc:
-            empty = board.mask & ~(mine | theirs | neutral)
-            c_margin = (
-                (empty & a_more).bit_count()
-                - (empty & b_more).bit_count()
-                + (mine & ~(b_up & ~a_more)).bit_count()
-                - (theirs & ~(a_up & ~b_more)).bit_count()
-                + (neutral & a_more & a_up).bit_count()
-                - (neutral & b_more & b_up).bit_count()
-            )
-        else:
-            c_margin = 0
+        c_margin = _control(board.mask, mine, theirs, neutral, comparisons) if wc else 0
         n = board.num_cells
         value = math.tanh(self.k * (wt * t_margin + wc * c_margin) / ((wt + wc) * n))
         legal = a_up if position.variant == "official" else a_up & ~b_more

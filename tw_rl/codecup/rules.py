@@ -203,58 +203,26 @@ def _count_planes(stacks, empty, mask, steps):
     # (0, -1): adding 1 above each stack carries through the run of empty cells above it and
     # stops on the first stack or guard bit; the changed bits are the cells that see it.
     v0 = ((empty + (stacks << 1)) ^ empty) & mask
-    # the cells see up (views travel down)
-    g = stacks
-    pr = empty
-    k = s1
-    while True:
-        g |= pr & (g >> k)
-        pr &= pr >> k
-        if not pr:
-            break
-        k += k
-    v1 = (g >> s1) & mask
-    g = stacks
-    pr = empty
-    k = s2
-    while True:
-        g |= pr & (g >> k)
-        pr &= pr >> k
-        if not pr:
-            break
-        k += k
-    v2 = (g >> s2) & mask
-    g = stacks
-    pr = empty
-    k = s3
-    while True:
-        g |= pr & (g >> k)
-        pr &= pr >> k
-        if not pr:
-            break
-        k += k
-    v3 = (g >> s3) & mask
-    # the cells see down (views travel up)
-    g = stacks
-    pr = empty
-    k = s4
-    while True:
-        g |= pr & (g << k)
-        pr &= pr << k
-        if not pr:
-            break
-        k += k
-    v4 = (g << s4) & mask
-    g = stacks
-    pr = empty
-    k = s5
-    while True:
-        g |= pr & (g << k)
-        pr &= pr << k
-        if not pr:
-            break
-        k += k
-    v5 = (g << s5) & mask
+    views = []
+    for step in (s1, s2, s3):  # the cells see up (views travel down)
+        g, pr, k = stacks, empty, step
+        while True:
+            g |= pr & (g >> k)
+            pr &= pr >> k
+            if not pr:
+                break
+            k += k
+        views.append((g >> step) & mask)
+    for step in (s4, s5):  # the cells see down (views travel up)
+        g, pr, k = stacks, empty, step
+        while True:
+            g |= pr & (g << k)
+            pr &= pr << k
+            if not pr:
+                break
+            k += k
+        views.append((g << step) & mask)
+    v1, v2, v3, v4, v5 = views
     # Two full adders and a two-bit sum: bit planes of v0 + v1 + ... + v5.
     t = v0 ^ v1
     s1 = t ^ v2
