@@ -72,6 +72,18 @@ def test_bot_set_covers_the_planted_bugs():
     assert not any(m.equivalent for m in mutants.values())
 
 
+def test_bot_set_snippets_are_in_the_code():
+    """Every planted bug of the bot set still applies to the code as it is: a change of the bot
+    that rewrites one of these lines must update its mutant (else the guard is silently lost)."""
+    stale = []
+    for m in mutate.MUTANT_SETS["bot"]:
+        for files, old, _ in m.edits:
+            rel, why = mutate.locate(ROOT, files, old)
+            if rel is None:
+                stale.append(f"{m.name}: {why}")
+    assert not stale, "\n".join(stale)
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("name", ["rules", "bot"])
 def test_mutants_are_killed(name):
