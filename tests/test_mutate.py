@@ -72,11 +72,13 @@ def test_bot_set_covers_the_planted_bugs():
     assert not any(m.equivalent for m in mutants.values())
 
 
-def test_bot_set_snippets_are_in_the_code():
-    """Every planted bug of the bot set still applies to the code as it is: a change of the bot
-    that rewrites one of these lines must update its mutant (else the guard is silently lost)."""
+@pytest.mark.parametrize("name", sorted(mutate.MUTANT_SETS))
+def test_set_snippets_are_in_the_code(name):
+    """Every planted bug of every set still applies to the code as it is: a change of the bot or
+    of an engine that rewrites one of these lines must update its mutant (else the guard is
+    silently lost, as the scalar rules mutants were when the bot's engine became bitboards)."""
     stale = []
-    for m in mutate.MUTANT_SETS["bot"]:
+    for m in mutate.MUTANT_SETS[name]:
         for files, old, _ in m.edits:
             rel, why = mutate.locate(ROOT, files, old)
             if rel is None:
