@@ -349,3 +349,34 @@ assert not [m for m in sys.modules if m == 'torch' or m.startswith('torch.')]
 def test_rules_match_the_core():
     game = raw_env(size=10, variant="official", setup="pie", stale_end=True)
     assert game.rules == Rules(10, "official", "pie", True)
+
+
+def test_the_shipped_teacher_plays_in_it():
+    """The README's loop: the raw policy on the observation planes is the argmax of
+    ``NetPolicyValue`` on the core state, and a game against random ends."""
+    torch = pytest.importorskip("torch")
+    from tw_rl.training.checkpoint import DEFAULT_TEACHER, load_checkpoint, net_from_checkpoint
+    from tw_rl.training.net import NetPolicyValue
+
+    payload = load_checkpoint(DEFAULT_TEACHER)
+    net = net_from_checkpoint(payload)
+    game = env(size=payload["size"], variant="codecup")
+    policy_value = NetPolicyValue(net, game.unwrapped.rules)
+    game.reset(seed=0)
+    rng = np.random.default_rng(0)
+    final = {}
+    for agent in game.agent_iter():
+        observation, reward, termination, truncation, _ = game.last()
+        if termination or truncation:
+            final[agent] = reward
+            game.step(None)
+        elif agent == "player_1":
+            with torch.no_grad():
+                logits = net(torch.from_numpy(observation["observation"])[None])["policy"][0].numpy()
+            logits[observation["action_mask"] == 0] = -np.inf
+            priors, _ = policy_value(game.unwrapped.game_state)
+            assert int(logits.argmax()) == int(priors[0].argmax())
+            game.step(int(logits.argmax()))
+        else:
+            game.step(int(rng.choice(np.flatnonzero(observation["action_mask"]))))
+    assert sum(final.values()) == 0 and set(final) == set(AGENTS)
