@@ -4,84 +4,27 @@ This was ``tw_rl.codecup.rules`` up to release 0.1.  The bot now runs on the bit
 ``tw_rl.codecup.rules``; this plain version stays here, test-only, as the oracle the fast engine
 is checked against (``test_fast_rules.py``), next to the numpy engine of ``tw_rl.core``.  It
 keeps the same public API: ``Board``, ``Position`` (start, copy, sight, placement_legal,
-legal_moves, play, territory, score, winner), ``judge_start`` and the constants.  Cells are
+legal_moves, play, territory, score, winner), ``judge_start`` and the colour constants; its
+``Board`` is the bot's (geometry and names are not what it checks).  Cells are
 integer indices; the pass move is ``board.num_cells``.
 """
+
+from tw_rl.codecup.rules import Board as _BotBoard
 
 EMPTY, RED, WHITE, NEUTRAL = 0, 1, 2, 3
 
 SIZES = (6, 8, 10, 11)
 VARIANTS = ("codecup", "official")
-NOTATIONS = ("diff", "sum")
-# Fixed direction order; direction k and k ^ 1 are opposite.
-DIRECTIONS = ((1, 0), (-1, 0), (0, 1), (0, -1), (1, 1), (-1, -1))
 STALE_LIMIT = 5  # 3 quiet turns give the BGA reminder, 2 more end the game
-_LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 
 
-class Board:
-    """Hexhex board geometry with n cells per side: cells, rays, neighbours, names."""
+class Board(_BotBoard):
+    """The bot's board geometry and cell names (shared: they are not what this oracle checks),
+    plus the (ray, opposite ray) pairs of the incremental sight updates below."""
 
     def __init__(self, size):
-        if isinstance(size, bool) or not isinstance(size, int) or size not in SIZES:
-            raise ValueError(f"board size must be one of {SIZES}, got {size!r}")
-        n = size
-        span = 2 * n - 1
-        self.size = n
-        self.coords = [(c, r) for c in range(span) for r in range(span) if abs(c - r) <= n - 1]
-        self.num_cells = len(self.coords)
-        self.pass_move = self.num_cells
-        self.index = {cr: i for i, cr in enumerate(self.coords)}
-        self.centre = self.index[(n - 1, n - 1)]
-        rays = []
-        for c, r in self.coords:
-            cell_rays = []
-            for dc, dr in DIRECTIONS:
-                ray = []
-                cc, rr = c + dc, r + dr
-                while (cc, rr) in self.index:
-                    ray.append(self.index[(cc, rr)])
-                    cc += dc
-                    rr += dr
-                cell_rays.append(tuple(ray))
-            rays.append(tuple(cell_rays))
-        self.rays = rays
-        self.neighbours = [tuple(ray[0] for ray in cell_rays if ray) for cell_rays in rays]
-        # (ray, opposite ray) pairs for the incremental sight updates.
-        self._ray_pairs = [tuple((cr[k], cr[k ^ 1]) for k in range(6)) for cr in rays]
-
-    def on_border(self, i):
-        """True when cell i has fewer than 6 neighbours."""
-        return len(self.neighbours[i]) < 6
-
-    def name(self, i, notation="diff"):
-        """Name of cell i, e.g. 'F6', in the 'diff' or 'sum' notation."""
-        if notation not in NOTATIONS:
-            raise ValueError(f"unknown notation {notation!r}; use 'diff' or 'sum'")
-        if isinstance(i, bool) or not isinstance(i, int) or not 0 <= i < self.num_cells:
-            raise ValueError(f"{i!r} is not a cell index of the size-{self.size} board")
-        c, r = self.coords[i]
-        if notation == "sum":
-            r = 2 * self.size - 2 - r
-        return _LETTERS[c] + str(r + 1)
-
-    def parse(self, text, notation="diff"):
-        """Cell index of a name such as 'F6'; ValueError if not a cell of this board."""
-        if notation not in NOTATIONS:
-            raise ValueError(f"unknown notation {notation!r}; use 'diff' or 'sum'")
-        s = text.strip() if isinstance(text, str) else ""
-        span = 2 * self.size - 1
-        letter, digits = s[:1], s[1:]
-        c = _LETTERS.find(letter) if letter else -1
-        if c < 0 or c >= span or not digits.isascii() or not digits.isdigit() or digits[0] == "0":
-            raise ValueError(f"{text!r} is not a cell of the size-{self.size} board")
-        r = int(digits) - 1
-        if notation == "sum":
-            r = 2 * self.size - 2 - r
-        i = self.index.get((c, r))
-        if i is None:
-            raise ValueError(f"{text!r} is not a cell of the size-{self.size} board")
-        return i
+        super().__init__(size)
+        self._ray_pairs = [tuple((cr[k], cr[k ^ 1]) for k in range(6)) for cr in self.rays]
 
 
 def _fill(pairs, owner, height, sg, c, suicide_check):
