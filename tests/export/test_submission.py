@@ -32,7 +32,7 @@ B6 = Board(6)
 
 # Runs the file with numpy, torch and any tw_rl not served by the file itself blocked, and
 # records at exit which modules were loaded (and from where) in modules.txt of the cwd.
-WRAPPER = """\
+BLOCK_AND_RECORD = """\
 import atexit, runpy, sys
 class Block:
     def find_spec(self, name, path=None, target=None):
@@ -45,6 +45,8 @@ def record():
         for name, m in sorted(sys.modules.items()):
             f.write(name + " " + str(getattr(m, "__file__", None)) + "\\n")
 atexit.register(record)
+"""
+WRAPPER = BLOCK_AND_RECORD + """\
 sys.argv = sys.argv[1:]
 runpy.run_path(sys.argv[0], run_name="__main__")
 """
@@ -54,19 +56,7 @@ runpy.run_path(sys.argv[0], run_name="__main__")
 # importer, fixes the bot's search at SIMS simulations per move (the moves no longer depend on
 # the clock, so they are the same on every machine), then runs the file's own _main (weights
 # hand-over and all) with the options given. numpy, torch and an outside tw_rl are blocked.
-FIXED_SEARCH = """\
-import atexit, runpy, sys
-class Block:
-    def find_spec(self, name, path=None, target=None):
-        if name.partition(".")[0] in ("numpy", "torch", "tw_rl"):
-            raise ImportError("blocked: " + name)
-        return None
-sys.meta_path.insert(0, Block())
-def record():
-    with open("modules.txt", "w") as f:
-        for name, m in sorted(sys.modules.items()):
-            f.write(name + " " + str(getattr(m, "__file__", None)) + "\\n")
-atexit.register(record)
+FIXED_SEARCH = BLOCK_AND_RECORD + """\
 g = runpy.run_path(sys.argv[1], run_name="not_main")
 g["_install"]()
 import tw_rl.codecup.players as players
