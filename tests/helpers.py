@@ -1,9 +1,13 @@
-"""Shared test helpers: positions from small tables of named stacks, random play."""
+"""Shared test helpers: positions from small tables of named stacks, random play, the CodeCup
+forfeit score by the written formula."""
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
+from tw_rl.codecup import rules as scalar
 from tw_rl.core.notation import parse_cell
 from tw_rl.core.rules import Rules
 from tw_rl.core.state import NEUTRAL, RED, WHITE, State
@@ -39,3 +43,16 @@ def random_positions(rules: Rules, batch: int, plies: int, rng: np.random.Genera
     for _ in range(plies):
         state = rules.step(state, random_actions(rules.legal_mask(state), rng))
     return state
+
+
+def forfeit_points(red: int, white: int, moves: list[int], offender: int) -> tuple[int, int]:
+    """The CodeCup forfeit score after ``moves``, by the scalar engine and the written formula."""
+    board = scalar.Board(6)
+    position = scalar.Position.start(board, red, white)
+    for move in moves:
+        position.play(move)
+    red_cells, white_cells = position.territory()
+    neutral = board.num_cells - len(set(red_cells) | set(white_cells))
+    own = len(white_cells) if offender == RED else len(red_cells)
+    points = 200 + own + math.floor(0.9 * neutral)
+    return (0, points) if offender == RED else (points, 0)

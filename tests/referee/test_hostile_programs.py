@@ -9,15 +9,14 @@ this test's processes (forked children share the parent's command line)."""
 from __future__ import annotations
 
 import json
-import math
 import shlex
 import sys
 import time
 from pathlib import Path
 
 import pytest
+from helpers import forfeit_points
 
-from tw_rl.codecup import rules as scalar
 from tw_rl.core.notation import parse_cell
 from tw_rl.core.rules import Rules
 from tw_rl.core.state import RED, WHITE
@@ -68,19 +67,6 @@ def assert_nothing_left(tag: str, wait: float = 3.0) -> None:
     assert living(tag) == [], f"processes left behind: {living(tag)}"
 
 
-def forfeit_points(moves: list[int], offender: int) -> tuple[int, int]:
-    """The CodeCup forfeit score after ``moves`` from C3/H8, by the scalar engine."""
-    board = scalar.Board(6)
-    position = scalar.Position.start(board, C3, H8)
-    for move in moves:
-        position.play(move)
-    red_cells, white_cells = position.territory()
-    neutral = board.num_cells - len(set(red_cells) | set(white_cells))
-    own = len(white_cells) if offender == RED else len(red_cells)
-    points = 200 + own + math.floor(0.9 * neutral)
-    return (0, points) if offender == RED else (points, 0)
-
-
 # mode, colour of the hostile program, fault kind, its ply, words of the detail, options, memory
 CASES = [
     ("startup-crash", RED, "crash", 0, "status 4", (), 0),
@@ -118,7 +104,7 @@ def test_hostile_program_is_a_fault_and_leaves_nothing(
     assert (game.fault.kind, game.fault.colour, game.fault.ply) == (kind, colour, ply), game.fault
     assert words in game.fault.detail
     assert game.fault.answer is None or len(game.fault.answer) <= MAX_ANSWER
-    assert game.points == forfeit_points(game.moves, colour)
+    assert game.points == forfeit_points(C3, H8, game.moves, colour)
     assert game.winner == 3 - colour
     # The other program is not held up: its clock holds only its own (quick) answers.
     assert game.thinking[2 - colour] < 1.5 + (mode == "early")

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import io
 import json
-import math
 import os
 import shlex
 import signal
@@ -16,9 +15,9 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from helpers import forfeit_points
 
 from tw_rl import cli
-from tw_rl.codecup import rules as scalar
 from tw_rl.core.notation import cell_name, parse_cell, parse_record
 from tw_rl.core.rules import Rules
 from tw_rl.core.state import RED, WHITE
@@ -57,19 +56,6 @@ def first_legal_moves(red: int, white: int) -> list[int]:
         moves.append(action)
         state = RULES.step(state, action)
     return moves
-
-
-def forfeit_points(red: int, white: int, moves: list[int], offender: int) -> tuple[int, int]:
-    """The CodeCup forfeit score after ``moves``, by the scalar engine and the written formula."""
-    board = scalar.Board(6)
-    position = scalar.Position.start(board, red, white)
-    for move in moves:
-        position.play(move)
-    red_cells, white_cells = position.territory()
-    neutral = board.num_cells - len(set(red_cells) | set(white_cells))
-    own = len(white_cells) if offender == RED else len(red_cells)
-    points = 200 + own + math.floor(0.9 * neutral)
-    return (0, points) if offender == RED else (points, 0)
 
 
 def gone(pid: int, wait: float = 3.0) -> bool:
