@@ -9,15 +9,14 @@ import sys
 import threading
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
 from typing import TextIO
 
 import numpy as np
 
 from tw_rl.config import BoardConfig
 from tw_rl.core.hexgrid import SIZES
-from tw_rl.core.notation import NOTATIONS, PASS, cell_name, parse_cell, record_words
-from tw_rl.core.record import IllegalMove, replay_moves
+from tw_rl.core.notation import NOTATIONS, PASS, RecordError, cell_name, record_words
+from tw_rl.core.record import RecordPosition, replay_record
 from tw_rl.core.rules import VARIANTS, Rules
 from tw_rl.core.state import COLOUR_NAMES, State
 
@@ -63,15 +62,6 @@ def rules_of(args: argparse.Namespace) -> Rules:
 # ------------------------------------------------------------------------------ records
 
 
-@dataclass
-class Position:
-    """One position of a replayed record (a batch-of-one State) and how it was reached."""
-
-    ply: int
-    state: State
-    move_name: str | None  # the move that led here, as written in the record
-
-
 def _record_words(stream: Iterable[str], label: str) -> Iterator[tuple[int, str]]:
     """(line number, word) for each item of a record, read lazily; bad bytes are a CliError."""
     number = 0
@@ -91,73 +81,15 @@ def _open_record(path: str) -> TextIO:
         raise CliError(f"cannot read record {path}: {err.strerror or err}") from None
 
 
-def _check_start(rules: Rules, red_cell: int, white_cell: int, names: tuple[str, str]) -> None:
-    grid = rules.grid
-    for colour, cell, name in (("red", red_cell, names[0]), ("white", white_cell, names[1])):
-        if cell == grid.centre:
-            raise CliError(f"start: {colour}'s start cell {name} is the centre (the neutral stack's cell)")
-        if rules.codecup and grid.on_border[cell]:
-            raise CliError(f"start: {colour}'s start cell {name} is on the border (not allowed in CodeCup)")
-    if red_cell == white_cell:
-        raise CliError(f"start: white's start cell {names[1]} is red's start cell too")
-    if rules.codecup and white_cell in grid.neighbours[red_cell]:
-        raise CliError(
-            f"start: white's start cell {names[1]} touches red's start cell {names[0]} "
-            "(not allowed in CodeCup)"
-        )
-
-
-def _start_cells(rules: Rules, words: Iterator[tuple[int, str]], notation: str) -> tuple[int, int]:
-    """Red's and white's start cells, the record's first two items, checked."""
-    starts: list[int] = []
-    names: list[str] = []
-    for colour in ("red", "white"):
-        item = next(words, None)
-        if item is None:
-            raise CliError("the record ends before red's and white's start cells (its first two lines)")
-        number, word = item
-        try:
-            starts.append(parse_cell(rules.grid, word, notation, allow_pass=False))
-        except ValueError as err:
-            raise CliError(f"start: {colour}'s start cell (line {number}): {err}") from None
-        names.append(word)
-    _check_start(rules, starts[0], starts[1], (names[0], names[1]))
-    return starts[0], starts[1]
+Position = RecordPosition  # one position of a replayed record
 
 
 def replay(rules: Rules, words: Iterable[tuple[int, str]], notation: str) -> Iterator[Position]:
-    """Play a record through ``tw_rl.core.record.replay_moves``: ply 0, then the position after
-    every move, the words read and parsed as the replay goes.
-
-    The first bad start cell, unreadable move or illegal move raises ``CliError`` naming the ply,
-    the move and its line; positions already yielded stay valid.
-    """
-    words = iter(words)
-    red, white = _start_cells(rules, words, notation)
-    read: list[tuple[int, str]] = []  # (line, word) of every move handed to the replay
-
-    def moves() -> Iterator[int]:
-        for ply, (number, word) in enumerate(words):
-            try:
-                action = parse_cell(rules.grid, word, notation)
-            except ValueError as err:
-                raise CliError(f"ply {ply}: move {err} (line {number})") from None
-            read.append((number, word))
-            yield action
-
+    """``tw_rl.core.record.replay_record`` with its RecordError as a CliError (one line)."""
     try:
-        for ply, state in enumerate(replay_moves(rules, red, white, moves())):
-            yield Position(ply, state, read[ply - 1][1] if ply else None)
-    except IllegalMove as err:
-        number, word = read[err.ply]
-        if err.over:
-            raise CliError(
-                f"ply {err.ply}: move {word} comes after the end of the game (line {number})"
-            ) from None
-        mover = COLOUR_NAMES[err.colour]
-        raise CliError(
-            f"ply {err.ply}: move {word} is illegal for {mover}: {err.reason} (line {number})"
-        ) from None
+        yield from replay_record(rules, words, notation)
+    except RecordError as err:
+        raise CliError(str(err)) from None
 
 
 def record_positions(args: argparse.Namespace, rules: Rules) -> Iterator[Position]:
