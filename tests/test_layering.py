@@ -24,6 +24,7 @@ LAYERS = (
     ("env", "pettingzoo_env", "referee", "training"),
     ("export",),
     ("rating",),
+    ("web",),
     ("cli",),
 )
 LEVEL = {unit: level for level, units in enumerate(LAYERS) for unit in units}
@@ -35,6 +36,10 @@ FUNCTION_LEVEL_ALLOWED = {
     # torch stays out of `tw-rl --help` and of the subcommands that need none (0.4 s instead of ~3 s)
     ("tw_rl.cli.evaluate", "tw_rl.rating.evaluation"): "torch, only when `tw-rl evaluate` runs",
     ("tw_rl.cli.export", "tw_rl.export.pipeline"): "torch, only for `tw-rl export --run` (a distillation)",
+    # the web extra (Starlette, uvicorn) and torch, only when `tw-rl serve` runs
+    ("tw_rl.cli.serve", "tw_rl.web.app"): "the web extra and torch, only when `tw-rl serve` runs",
+    ("tw_rl.cli.serve", "tw_rl.web.bots"): "the web extra and torch, only when `tw-rl serve` runs",
+    ("tw_rl.cli.serve", "tw_rl.web.study"): "the web extra and torch, only when `tw-rl serve` runs",
 }
 
 

@@ -21,9 +21,13 @@ def scalar_position(
     passes: int = 0,
     ply: int = 0,
     last_move: int | None = None,
+    variant: str = "codecup",
+    stale_end: bool = False,
+    quiet: int = 0,
 ) -> Position:
-    """A codecup Position with these stacks, side to move and pass count (numpy rows or lists)."""
-    position = Position(board)
+    """A Position with these stacks, side to move and pass count (numpy rows or lists)."""
+    position = Position(board, variant, stale_end)
+    position.quiet = int(quiet)
     position.owner = [int(x) for x in owner]
     position.height = [int(x) for x in height]
     position.to_move = int(to_move)
@@ -33,8 +37,11 @@ def scalar_position(
     return position
 
 
-def state_position(board: Board, state: State, game: int) -> Position:
-    """Game ``game`` of a batched State as a codecup Position (its ply and last move too)."""
+def state_position(
+    board: Board, state: State, game: int, variant: str = "codecup", stale_end: bool = False
+) -> Position:
+    """Game ``game`` of a batched State (in play) as a Position of ``variant`` (its ply and last
+    move too)."""
     return scalar_position(
         board,
         state.owner[game],
@@ -43,4 +50,7 @@ def state_position(board: Board, state: State, game: int) -> Position:
         state.passes[game],
         state.ply[game],
         int(state.last_move[game]),
+        variant,
+        stale_end,
+        int(state.quiet[game]),
     )

@@ -5,6 +5,7 @@
     tw-rl referee A B [--games N]  a match between two CodeCup-protocol programs
     tw-rl export [--out FILE]     the one-file CodeCup submission, built from tw_rl/codecup
     tw-rl evaluate --players P ... Elo ratings of checkpoints, baselines and programs (arena)
+    tw-rl serve [--db FILE]       a local web page: play the bot, replay and study games
 
 To add a command, write ``tw_rl/cli/NAME.py`` with ``add_parser(subparsers)``, which builds its
 parser and sets ``func=run``, and ``run(args) -> int``; list the module in ``COMMANDS``. Flag
@@ -22,10 +23,10 @@ import argparse
 import os
 import sys
 
-from tw_rl.cli import analyze, evaluate, export, referee, show
+from tw_rl.cli import analyze, evaluate, export, referee, serve, show
 from tw_rl.cli.common import CliError
 
-COMMANDS = (analyze, show, referee, export, evaluate)
+COMMANDS = (analyze, show, referee, export, evaluate, serve)
 
 
 def build_parser() -> argparse.ArgumentParser:

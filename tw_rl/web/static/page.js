@@ -1,0 +1,396 @@
+// The tw_rl web page: draws positions sent by the server (tw_rl/web/views.py) as SVG and
+// talks to its JSON API (tw_rl/web/app.py). No framework: one file, plain DOM.
+"use strict";
+
+const SVG = "http://www.w3.org/2000/svg";
+const $ = (id) => document.getElementById(id);
+const TERRITORY = { red: "#f4b4b4", white: "#bccbe3", both: "#dcc3e6", none: "#f5f3ea" };
+const DISCS = { 1: ["#c62828", "#7f1414", "#fff"], 2: ["#fafafa", "#444", "#111"], 3: ["#9e9e9e", "#555", "#111"] };
+
+const page = {
+  mode: "play",
+  options: null,
+  game: null, // the game against the bot (server view)
+  study: null, // the opened game (summary)
+  ply: 0,
+  studyPosition: null,
+  analysis: null,
+  busy: false,
+};
+
+// ------------------------------------------------------------------ server
+
+async function api(method, path, body) {
+  const init = { method, headers: {} };
+  if (body !== undefined) {
+    init.headers["Content-Type"] = "application/json";
+    init.body = JSON.stringify(body);
+  }
+  let response;
+  try {
+    response = await fetch(path, init);
+  } catch (err) {
+    throw new Error("the server cannot be reached (" + err.message + ")");
+  }
+  let data = null;
+  try {
+    data = await response.json();
+  } catch (err) {
+    throw new Error("the server answered " + response.status + " without JSON");
+  }
+  if (!response.ok) throw new Error(data && data.error ? data.error : "error " + response.status);
+  return data;
+}
+
+function say(text, kind) {
+  const box = $("message");
+  box.textContent = text || "";
+  box.className = kind || "";
+}
+
+// ------------------------------------------------------------------- board
+
+function hexPoints(x, y, r) {
+  const out = [];
+  for (let k = 0; k < 6; k++) {
+    const a = (Math.PI / 180) * (60 * k + 30);
+    out.push((x + r * Math.cos(a)).toFixed(2) + "," + (y + r * Math.sin(a)).toFixed(2));
+  }
+  return out.join(" ");
+}
+
+function el(name, attrs, parent) {
+  const node = document.createElementNS(SVG, name);
+  for (const [k, v] of Object.entries(attrs || {})) node.setAttribute(k, v);
+  if (parent) parent.appendChild(node);
+  return node;
+}
+
+// Draw one position. board: geometry; position: views.position_view; heat: policy per cell or
+// null; clickable: cells the person may click now.
+function drawBoard(board, position, heat, clickable) {
+  const svg = $("board");
+  svg.replaceChildren();
+  const r = board.radius;
+  const xs = board.centres.map((c) => c[0]);
+  const ys = board.centres.map((c) => c[1]);
+  const pad = r * 1.3;
+  const minX = Math.min(...xs) - pad, minY = Math.min(...ys) - pad;
+  svg.setAttribute("viewBox", [minX, minY, Math.max(...xs) - minX + pad, Math.max(...ys) - minY + pad].join(" "));
+  const show = {
+    names: $("aid-names").checked,
+    territory: $("aid-territory").checked,
+    red: $("aid-red").checked,
+    white: $("aid-white").checked,
+    heat: $("aid-heat").checked && page.mode === "study",
+  };
+  const redTerr = new Set(position.territory.red);
+  const whiteTerr = new Set(position.territory.white);
+  const redPlace = new Set(position.placeable.red);
+  const whitePlace = new Set(position.placeable.white);
+  const legal = new Set(clickable || []);
+  const maxHeat = heat && heat.length ? Math.max(...heat, 1e-9) : 1;
+  board.centres.forEach(([x, y], i) => {
+    const name = board.names[i];
+    const g = el("g", { class: "cell", "data-cell": i, "data-name": name }, svg);
+    let fill = TERRITORY.none;
+    if (show.territory) {
+      if (redTerr.has(i) && whiteTerr.has(i)) fill = TERRITORY.both;
+      else if (redTerr.has(i)) fill = TERRITORY.red;
+      else if (whiteTerr.has(i)) fill = TERRITORY.white;
+    }
+    el("polygon", { points: hexPoints(x, y, r), fill }, g);
+    if (show.heat && heat && heat[i] > 0) {
+      const alpha = Math.min(0.85, 0.1 + 0.75 * (heat[i] / maxHeat));
+      el("polygon", { points: hexPoints(x, y, r * 0.92), fill: "rgba(255,120,0," + alpha.toFixed(3) + ")" }, g);
+      if (heat[i] >= 0.01) {
+        const t = el("text", { x, y: y + r * 0.62, class: "heat" }, g);
+        t.textContent = Math.round(heat[i] * 100) + "%";
+      }
+    }
+    const owner = position.owner[i];
+    if (owner) {
+      const [disc, rim, ink] = DISCS[owner];
+      el("circle", { cx: x, cy: y, r: r * 0.62, fill: disc, stroke: rim, "stroke-width": 2 }, g);
+      const t = el("text", { x, y, class: "height", fill: ink }, g);
+      t.textContent = position.height[i];
+    }
+    if (show.red && redPlace.has(i)) el("circle", { cx: x - r * 0.42, cy: y - r * 0.45, r: r * 0.12, class: "dot-red" }, g);
+    if (show.white && whitePlace.has(i)) el("circle", { cx: x + r * 0.42, cy: y - r * 0.45, r: r * 0.12, class: "dot-white" }, g);
+    if (show.names && !(show.heat && heat && heat[i] >= 0.01)) {
+      const t = el("text", { x, y: y + r * 0.78, class: "name" }, g);
+      t.textContent = name;
+    }
+    if (i === position.last_move) g.classList.add("last");
+    if (legal.has(i)) g.classList.add("legal");
+    const title = el("title", {}, g);
+    title.textContent = name + (owner ? " (" + ["", "red", "white", "neutral"][owner] + " " + position.height[i] + ")" : "");
+    g.addEventListener("click", () => clickCell(i, name));
+  });
+}
+
+function redraw() {
+  if (page.mode === "play" && page.game) {
+    const p = page.game.position;
+    drawBoard(page.game.board, p, null, page.game.your_turn ? p.legal : []);
+  } else if (page.mode === "study" && page.study && page.studyPosition) {
+    const heat = page.analysis && page.analysis.ply === page.ply ? page.analysis.policy : null;
+    drawBoard(page.study.board, page.studyPosition.position, heat, []);
+  } else {
+    $("board").replaceChildren();
+  }
+}
+
+// -------------------------------------------------------------------- play
+
+function showGame(view) {
+  page.game = view;
+  $("status").textContent = view.status + (view.you ? " You are " + view.you + "." : "");
+  $("players").textContent = "Bot: " + view.bot;
+  const list = $("moves");
+  list.replaceChildren();
+  for (const m of view.moves) {
+    const li = document.createElement("li");
+    li.textContent = m.name;
+    li.className = m.by;
+    li.title = m.by === "you" ? "your move" : "the bot's move";
+    list.appendChild(li);
+  }
+  $("pass").disabled = !(view.your_turn && view.position.pass_legal);
+  $("undo").disabled = !view.can_undo;
+  $("retry").hidden = !view.bot_error;
+  const link = $("download");
+  link.hidden = view.position.phase !== "play" && !view.position.over;
+  link.href = "/api/games/" + view.id + "/record";
+  link.setAttribute("download", "tumbleweed-" + view.id + ".txt");
+  if (view.bot_error) say("The bot could not move: " + view.bot_error, "error");
+  redraw();
+}
+
+async function act(method, path, body, busyText) {
+  if (page.busy) return;
+  page.busy = true;
+  if (busyText) say(busyText, "busy");
+  try {
+    const view = await api(method, path, body);
+    say("");
+    showGame(view);
+  } catch (err) {
+    say(err.message, "error");
+  } finally {
+    page.busy = false;
+  }
+}
+
+function newGame(event) {
+  if (event) event.preventDefault();
+  const body = {
+    size: Number($("size").value),
+    variant: $("variant").value,
+    setup: $("setup").value,
+    colour: $("colour").value,
+    bot: $("bot").value.trim() || page.options.bot,
+  };
+  act("POST", "/api/games", body, "Starting a new game…");
+}
+
+function clickCell(index, name) {
+  if (page.mode !== "play" || !page.game) return;
+  if (page.busy) {
+    say("Wait: the bot is thinking.", "busy");
+    return;
+  }
+  if (page.game.position.over) {
+    say("The game is over: start a new game.", "error");
+    return;
+  }
+  if (!page.game.your_turn) {
+    say("It is the bot's turn.", "error");
+    return;
+  }
+  act("POST", "/api/games/" + page.game.id + "/move", { move: name }, "You played " + name + "; the bot is thinking…");
+}
+
+// ------------------------------------------------------------------- study
+
+async function loadStored() {
+  const box = $("stored").querySelector("tbody");
+  box.replaceChildren();
+  try {
+    const data = await api("GET", "/api/stored");
+    if (!data.db) {
+      $("stored-note").textContent = "No results database (start the server with --db FILE to browse arena games).";
+      return;
+    }
+    $("stored-note").textContent = data.games.length + " games in " + data.db;
+    for (const g of data.games) {
+      const tr = document.createElement("tr");
+      const result = g.result === 1 ? "1-0" : g.result === 0 ? "0-1" : "½-½";
+      for (const text of ["#" + g.id, g.red + " – " + g.white, result, g.plies + " plies"]) {
+        const td = document.createElement("td");
+        td.textContent = text;
+        tr.appendChild(td);
+      }
+      const td = document.createElement("td");
+      const button = document.createElement("button");
+      button.textContent = "Open";
+      button.type = "button";
+      button.dataset.game = g.id;
+      button.addEventListener("click", () => openStudy({ db_game: g.id }));
+      td.appendChild(button);
+      tr.appendChild(td);
+      box.appendChild(tr);
+    }
+  } catch (err) {
+    $("stored-note").textContent = "Stored games: " + err.message;
+  }
+}
+
+async function openStudy(body) {
+  try {
+    say("Opening…", "busy");
+    const summary = await api("POST", "/api/study", body);
+    page.study = summary;
+    page.analysis = null;
+    $("study-title").textContent = summary.title;
+    $("study-note").textContent = summary.note || "";
+    $("ply").max = summary.plies;
+    say("");
+    await gotoPly(0);
+  } catch (err) {
+    say(err.message, "error");
+  }
+}
+
+async function gotoPly(k) {
+  if (!page.study) return;
+  k = Math.max(0, Math.min(page.study.plies, k));
+  page.ply = k;
+  $("ply").value = k;
+  try {
+    page.studyPosition = await api("GET", "/api/study/" + page.study.id + "/ply/" + k);
+    const move = k > 0 ? " after " + page.study.moves[k - 1] : " (start)";
+    $("ply-label").textContent = "ply " + k + " of " + page.study.plies + move;
+    $("status").textContent = page.studyPosition.status;
+    redraw();
+    await analyse();
+  } catch (err) {
+    say(err.message, "error");
+  }
+}
+
+async function analyse() {
+  const checkpoint = $("checkpoint").value.trim();
+  const box = $("analysis");
+  if (!checkpoint) {
+    box.textContent = "Choose a checkpoint to see its policy and value.";
+    return;
+  }
+  const ply = page.ply;
+  box.textContent = "Analysing with " + checkpoint + "…";
+  try {
+    const a = await api("GET", "/api/study/" + page.study.id + "/analysis/" + ply + "?checkpoint=" + encodeURIComponent(checkpoint));
+    if (ply !== page.ply) return; // the person moved on meanwhile
+    a.ply = ply;
+    page.analysis = a;
+    if (a.value === null) {
+      box.textContent = a.note;
+    } else {
+      const mover = page.studyPosition.position.to_move;
+      box.textContent = "Value for " + mover + " to move: " + (a.value >= 0 ? "+" : "") + a.value.toFixed(3) +
+        "; policy's first choice " + a.best + (a.pass > 0.01 ? "; pass " + Math.round(a.pass * 100) + "%" : "") +
+        " (" + a.checkpoint + ": " + a.note + ")";
+    }
+    say("");
+    redraw();
+  } catch (err) {
+    page.analysis = null;
+    box.textContent = "No analysis: " + err.message; // shown beside the position, which stays
+    redraw();
+  }
+}
+
+async function openRecord(event) {
+  event.preventDefault();
+  const file = $("record-file").files[0];
+  const text = file ? await file.text() : $("record").value;
+  openStudy({ record: text, size: Number($("study-size").value), variant: $("study-variant").value, title: file ? file.name : "pasted record" });
+}
+
+// -------------------------------------------------------------------- page
+
+function setMode(mode) {
+  page.mode = mode;
+  $("tab-play").classList.toggle("active", mode === "play");
+  $("tab-study").classList.toggle("active", mode === "study");
+  $("play-panel").hidden = mode !== "play";
+  $("study-panel").hidden = mode !== "study";
+  document.body.classList.toggle("playing", mode === "play");
+  say("");
+  if (mode === "study") {
+    loadStored();
+    $("status").textContent = page.studyPosition ? page.studyPosition.status : "Open a stored game or a record.";
+  } else if (page.game) {
+    $("status").textContent = page.game.status;
+  }
+  redraw();
+}
+
+function fillSelect(select, values, chosen) {
+  select.replaceChildren();
+  for (const v of values) {
+    const option = document.createElement("option");
+    option.value = option.textContent = v;
+    if (String(v) === String(chosen)) option.selected = true;
+    select.appendChild(option);
+  }
+}
+
+async function start() {
+  try {
+    page.options = await api("GET", "/api/options");
+  } catch (err) {
+    say(err.message, "error");
+    return;
+  }
+  const o = page.options;
+  fillSelect($("size"), o.sizes, 6);
+  fillSelect($("study-size"), o.sizes, 6);
+  fillSelect($("variant"), o.variants, "codecup");
+  fillSelect($("study-variant"), o.variants, "codecup");
+  const setups = () => fillSelect($("setup"), o.setups[$("variant").value], o.setups[$("variant").value][0]);
+  setups();
+  $("variant").addEventListener("change", setups);
+  $("bot").value = o.bot;
+  $("bot").title = o.bot_usage;
+  const list = $("checkpoint-list");
+  for (const c of o.checkpoints) {
+    const option = document.createElement("option");
+    option.value = c;
+    list.appendChild(option);
+  }
+  $("checkpoint").value = o.analysis_checkpoint || "";
+  $("tab-play").addEventListener("click", () => setMode("play"));
+  $("tab-study").addEventListener("click", () => setMode("study"));
+  $("new-game").addEventListener("submit", newGame);
+  $("pass").addEventListener("click", () => act("POST", "/api/games/" + page.game.id + "/move", { move: page.game.pass_name }, "You passed; the bot is thinking…"));
+  $("undo").addEventListener("click", () => act("POST", "/api/games/" + page.game.id + "/undo", {}, "Undoing…"));
+  $("retry").addEventListener("click", () => act("POST", "/api/games/" + page.game.id + "/bot", {}, "The bot is thinking…"));
+  $("record-form").addEventListener("submit", openRecord);
+  $("first").addEventListener("click", () => gotoPly(0));
+  $("prev").addEventListener("click", () => gotoPly(page.ply - 1));
+  $("next").addEventListener("click", () => gotoPly(page.ply + 1));
+  $("last").addEventListener("click", () => gotoPly(page.study ? page.study.plies : 0));
+  $("ply").addEventListener("input", () => gotoPly(Number($("ply").value)));
+  $("checkpoint").addEventListener("change", () => page.study && analyse());
+  for (const id of ["aid-names", "aid-territory", "aid-red", "aid-white", "aid-heat"]) $(id).addEventListener("change", redraw);
+  document.addEventListener("keydown", (e) => {
+    if (page.mode !== "study" || e.target.tagName === "INPUT" || e.target.tagName === "TEXTAREA") return;
+    if (e.key === "ArrowRight") gotoPly(page.ply + 1);
+    if (e.key === "ArrowLeft") gotoPly(page.ply - 1);
+  });
+  setMode("play");
+  newGame();
+}
+
+start();

@@ -1,0 +1,237 @@
+"""Studying a finished game on the web page: its positions, and a checkpoint's view of each.
+
+A game to study comes from an arena results database (``--db``: every stored game, CodeCup
+rules, by id) or from a record's text (pasted or uploaded; read by
+``tw_rl.core.record.replay_record`` as ``tw-rl analyze`` reads it). ``Analyst`` keeps loaded
+checkpoints (by path; ``default`` = the shipped teacher) and gives, for one position, the
+network's policy over the cells (the heat map) and its value for the side to move.
+"""
+
+from __future__ import annotations
+
+import threading
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from tw_rl.core.notation import RecordError, cell_name, parse_cell, record_words
+from tw_rl.core.record import IllegalMove, replay_moves, replay_record
+from tw_rl.core.rules import VARIANTS, Rules
+from tw_rl.core.state import State
+from tw_rl.rating.results_db import GameRow, ResultsDB, ResultsDBError
+from tw_rl.training.checkpoint import (
+    CheckpointError,
+    load_checkpoint,
+    net_from_checkpoint,
+    resolve_checkpoint,
+)
+from tw_rl.training.net import NetPolicyValue
+from tw_rl.web.views import board_view, position_view, status_line
+
+MAX_RECORD_CHARS = 100_000
+MAX_STUDIES = 100
+
+
+class StudyError(ValueError):
+    """A game that cannot be opened or analysed (bad record, unknown id, bad checkpoint)."""
+
+
+class UnknownStudy(StudyError):
+    """No opened game, or no stored game, of that id: 404."""
+
+
+@dataclass
+class StudyGame:
+    rules: Rules
+    states: list[State]
+    move_names: list[str]  # the move before each position after the first
+    title: str
+    note: str = ""  # e.g. where a stored game stopped (a fault)
+    notation: str = "diff"
+    id: str = field(default_factory=lambda: uuid.uuid4().hex[:12])
+
+    def summary(self) -> dict:
+        return {
+            "id": self.id,
+            "title": self.title,
+            "note": self.note,
+            "plies": len(self.states) - 1,
+            "board": board_view(self.rules, self.notation),
+            "moves": self.move_names,
+        }
+
+    def ply(self, k: int) -> dict:
+        if not 0 <= k < len(self.states):
+            raise StudyError(f"ply {k} is out of range: this game has plies 0 to {len(self.states) - 1}")
+        position = position_view(self.rules, self.states[k], self.notation)
+        return {"ply": k, "position": position, "status": status_line(position)}
+
+
+def study_record(
+    text: str, size: int, variant: str, notation: str = "diff", title: str = "record"
+) -> StudyGame:
+    """A game from a record's text (StudyError naming the line of the first problem)."""
+    if variant not in VARIANTS:
+        raise StudyError(f"unknown rules {variant!r}: use one of {', '.join(VARIANTS)}")
+    if len(text) > MAX_RECORD_CHARS:
+        raise StudyError(f"the record is too long ({len(text)} characters; at most {MAX_RECORD_CHARS})")
+    try:
+        rules = Rules(int(size), variant, setup="judge")
+        positions = list(replay_record(rules, record_words(text.splitlines()), notation))
+    except (RecordError, ValueError) as err:
+        raise StudyError(f"record: {err}") from None
+    return StudyGame(
+        rules,
+        [p.state for p in positions],
+        [p.move_name for p in positions[1:]],
+        title,
+        notation=notation,
+    )
+
+
+class GameLibrary:
+    """The stored games of an arena results database (read-only use)."""
+
+    def __init__(self, path: str | Path):
+        self.path = Path(path)
+        if not self.path.is_file():
+            raise StudyError(f"results database {self.path}: no such file")
+        try:
+            with ResultsDB(self.path) as db:
+                db.players()
+        except ResultsDBError as err:
+            raise StudyError(str(err)) from None
+
+    def _open(self) -> ResultsDB:
+        try:
+            return ResultsDB(self.path)
+        except ResultsDBError as err:
+            raise StudyError(str(err)) from None
+
+    def listing(self) -> list[dict]:
+        with self._open() as db:
+            names = {p.id: p.name for p in db.players()}
+            games = db.games()
+        return [
+            {
+                "id": g.id,
+                "red": names.get(g.red, "?"),
+                "white": names.get(g.white, "?"),
+                "size": g.size,
+                "result": g.result,
+                "points": [g.red_points, g.white_points],
+                "plies": g.plies,
+                "end": g.end_reason,
+            }
+            for g in games
+        ]
+
+    def game(self, game_id: int) -> StudyGame:
+        with self._open() as db:
+            names = {p.id: p.name for p in db.players()}
+            row = next((g for g in db.games() if g.id == game_id), None)
+        if row is None:
+            raise UnknownStudy(f"no game {game_id} in {self.path}")
+        return _stored_game(row, names)
+
+
+def _stored_game(row: GameRow, names: dict[int, str]) -> StudyGame:
+    rules = Rules(row.size, "codecup")
+    grid = rules.grid
+    title = f"game {row.id}: {names.get(row.red, '?')} (red) vs {names.get(row.white, '?')} (white)"
+    words = row.moves.split()
+    states: list[State] = []
+    note = f"{row.end_reason}; points red {row.red_points}, white {row.white_points}"
+    try:
+        red, white = parse_cell(grid, row.red_start), parse_cell(grid, row.white_start)
+        actions = [parse_cell(grid, w) for w in words]
+        for state in replay_moves(rules, red, white, actions):
+            states.append(state)
+    except IllegalMove as err:
+        note += f"; stops before ply {err.ply} ({err.reason})"
+    except ValueError as err:
+        raise StudyError(f"stored game {row.id} cannot be read: {err}") from None
+    if row.fault:
+        note += f"; fault: {row.fault}"
+    return StudyGame(rules, states, words[: len(states) - 1], title, note=note)
+
+
+class Analyst:
+    """Loaded checkpoints by path, and their policy and value for one position."""
+
+    def __init__(self, default: str | None = None):
+        self.default = default
+        self._nets: dict[tuple[str, int], tuple[NetPolicyValue, str]] = {}
+        self._lock = threading.Lock()
+
+    def _load(self, name: str, rules: Rules) -> tuple[NetPolicyValue, str]:
+        key = (name, rules.size)
+        with self._lock:
+            if key in self._nets:
+                return self._nets[key]
+        try:
+            path = resolve_checkpoint(name)
+            if not Path(path).is_file():
+                raise StudyError(f"checkpoint {name}: no such file")
+            payload = load_checkpoint(Path(path))
+            if int(payload["size"]) != rules.size:
+                raise StudyError(
+                    f"checkpoint {name} is for board size {payload['size']}, this game is {rules.size}"
+                )
+            net = net_from_checkpoint(payload, "cpu")
+        except (CheckpointError, KeyError, RuntimeError, OSError) as err:
+            raise StudyError(f"checkpoint {name}: {err}") from None
+        trained = str(payload.get("config", {}).get("board", {}).get("variant", "codecup"))
+        note = f"generation {payload.get('generation', '?')}, trained on {trained} rules"
+        with self._lock:
+            self._nets[key] = (NetPolicyValue(net, rules, "cpu"), note)
+        return self._nets[key]
+
+    def analyse(self, game: StudyGame, k: int, checkpoint: str | None) -> dict:
+        name = checkpoint or self.default
+        if not name:
+            raise StudyError("choose a checkpoint to analyse with (a path, or 'default')")
+        if not 0 <= k < len(game.states):
+            raise StudyError(f"ply {k} is out of range: this game has plies 0 to {len(game.states) - 1}")
+        state = game.states[k]
+        if state.terminated[0]:
+            return {"checkpoint": name, "policy": [], "value": None, "note": "the game is over here"}
+        policy_value, note = self._load(name, game.rules)
+        with torch.no_grad():
+            priors, values = policy_value(state)
+        n = game.rules.num_cells
+        policy = [round(float(p), 4) for p in priors[0, :n]]
+        best = int(np.argmax(priors[0]))
+        return {
+            "checkpoint": name,
+            "note": note,
+            "policy": policy,
+            "pass": round(float(priors[0, n]), 4),
+            "value": round(float(values[0]), 3),
+            "best": cell_name(game.rules.grid, best, game.notation),
+        }
+
+
+class StudyStore:
+    """Opened games by id (the oldest dropped past ``MAX_STUDIES``)."""
+
+    def __init__(self) -> None:
+        self._games: dict[str, StudyGame] = {}
+        self._lock = threading.Lock()
+
+    def add(self, game: StudyGame) -> StudyGame:
+        with self._lock:
+            self._games[game.id] = game
+            while len(self._games) > MAX_STUDIES:
+                self._games.pop(next(iter(self._games)))
+        return game
+
+    def get(self, study_id: str) -> StudyGame:
+        with self._lock:
+            game = self._games.get(study_id)
+        if game is None:
+            raise UnknownStudy(f"no opened game {study_id!r} on this server (it may have been restarted)")
+        return game
