@@ -111,14 +111,14 @@ function drawBoard(board, position, heat, clickable) {
     const owner = position.owner[i];
     if (owner) {
       const [disc, rim, ink] = DISCS[owner];
-      el("circle", { cx: x, cy: y, r: r * 0.62, fill: disc, stroke: rim, "stroke-width": 2 }, g);
-      const t = el("text", { x, y, class: "height", fill: ink }, g);
+      el("circle", { cx: x, cy: y - r * 0.05, r: r * 0.5, fill: disc, stroke: rim, "stroke-width": 2 }, g);
+      const t = el("text", { x, y: y - r * 0.05, class: "height", fill: ink }, g);
       t.textContent = position.height[i];
     }
     if (show.red && redPlace.has(i)) el("circle", { cx: x - r * 0.42, cy: y - r * 0.45, r: r * 0.12, class: "dot-red" }, g);
     if (show.white && whitePlace.has(i)) el("circle", { cx: x + r * 0.42, cy: y - r * 0.45, r: r * 0.12, class: "dot-white" }, g);
     if (show.names && !(show.heat && heat && heat[i] >= 0.01)) {
-      const t = el("text", { x, y: y + r * 0.78, class: "name" }, g);
+      const t = el("text", { x, y: y + r * 0.8, class: "name" }, g);
       t.textContent = name;
     }
     if (i === position.last_move) g.classList.add("last");
