@@ -128,6 +128,31 @@ def test_memory_peak_is_recorded_per_program(tmp_path):
     assert_nothing_left(str(pidfile))
 
 
+def test_a_stderr_flood_past_the_file_limit_is_a_crash_and_the_log_stays_bounded(tmp_path, monkeypatch):
+    """RLIMIT_FSIZE: the flood stops at the limit (Python ignores SIGXFSZ: its write fails and it
+    exits), the offender's fault says why, and
+    its stderr log is no larger than the limit (here lowered to 1 MiB; the default is 64 MiB)."""
+    from tw_rl.referee import process
+
+    monkeypatch.setattr(process, "FILE_LIMIT_BYTES", 1 << 20)
+    pidfile = tmp_path / "pids"
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    game = play_game(
+        RULES,
+        first_legal("A", pidfile),
+        hostile("B", "stderr-flood", pidfile, "--mb", "8"),
+        C3,
+        H8,
+        CLOCK,
+        stderr_paths=(logs / "A.log", logs / "B.log"),
+    )
+    assert game.fault is not None and game.fault.kind == "crash" and game.fault.colour == WHITE
+    assert "stderr reached the 1 MiB limit" in game.fault.detail
+    assert (logs / "B.log").stat().st_size <= 1 << 20
+    assert_nothing_left(str(pidfile))
+
+
 def test_match_of_hostile_programs_keeps_going_and_files_every_fault(tmp_path):
     """Through ``run_match`` (two at a time): every game is scored and filed, with the fault,
     the memory peaks and the stderr log of the crash; nothing is left running."""

@@ -48,6 +48,10 @@ MAX_LINE = 4096  # an answer longer than this is garbage; the reader stops buffe
 MAX_QUEUED = 256  # unread lines buffered per program; then the reader stops reading its pipe
 MAX_ANSWER = 200  # characters of a garbage answer kept in the fault (records, messages)
 REAP_S = 2.0  # how long close() waits for the program's output to close after killing it
+# Largest file a program may write (its stderr log included; RLIMIT_FSIZE, inherited by its
+# children): a write past it fails (SIGXFSZ, or EFBIG where the signal is ignored, as in
+# Python), so a program that floods stderr crashes with that reason instead of filling the disk.
+FILE_LIMIT_BYTES = 64 << 20
 
 
 class RefereeError(ValueError):
@@ -197,18 +201,25 @@ _PRCTL = _find_prctl()
 PR_SET_PDEATHSIG = 1
 
 
-def _child_setup(limit_bytes: int, parent: int) -> None:
-    """In the child, between fork and exec: die with the referee's thread that started it, and
-    cap its address space (inherited by its children; never above a hard limit already set)."""
+def _set_limit(which: int, limit_bytes: int) -> None:
+    """Lower a resource limit to ``limit_bytes`` (never above a hard limit already set)."""
+    _, hard = resource.getrlimit(which)
+    if hard != resource.RLIM_INFINITY:
+        limit_bytes = min(limit_bytes, hard)
+    resource.setrlimit(which, (limit_bytes, limit_bytes))
+
+
+def _child_setup(limit_bytes: int, parent: int, file_limit_bytes: int) -> None:
+    """In the child, between fork and exec: die with the referee's thread that started it, cap
+    its address space and the size of the files it writes (both inherited by its children)."""
     if _PRCTL is not None:
         _PRCTL(PR_SET_PDEATHSIG, signal.SIGKILL)
         if os.getppid() != parent:  # the referee died before the line above took effect
             os._exit(1)
     if limit_bytes > 0:
-        _, hard = resource.getrlimit(resource.RLIMIT_AS)
-        if hard != resource.RLIM_INFINITY:
-            limit_bytes = min(limit_bytes, hard)
-        resource.setrlimit(resource.RLIMIT_AS, (limit_bytes, limit_bytes))
+        _set_limit(resource.RLIMIT_AS, limit_bytes)
+    if file_limit_bytes > 0:
+        _set_limit(resource.RLIMIT_FSIZE, file_limit_bytes)
 
 
 class Answer(NamedTuple):
@@ -239,7 +250,7 @@ class PlayerProcess:
         self.reader: threading.Thread | None = None
         self.pipe = ""  # "pipe:[inode]" of its output, to find processes still holding it
         self._closing = threading.Event()
-        preexec = functools.partial(_child_setup, max(0, memory_mb) << 20, os.getpid())
+        preexec = functools.partial(_child_setup, max(0, memory_mb) << 20, os.getpid(), FILE_LIMIT_BYTES)
         try:
             self.proc = subprocess.Popen(
                 program.argv,
@@ -404,10 +415,16 @@ class PlayerProcess:
             if info is not None:
                 if info.si_code == os.CLD_EXITED:
                     status = f"exited with status {info.si_status}"
+                elif info.si_status == signal.SIGXFSZ:
+                    status = (
+                        f"was stopped for writing more than {FILE_LIMIT_BYTES >> 20} MiB to a file or stderr"
+                    )
                 else:
                     status = f"was killed by signal {info.si_status}"
                 break
             time.sleep(0.01)
+        if FILE_LIMIT_BYTES and os.fstat(self.stderr.fileno()).st_size >= FILE_LIMIT_BYTES:
+            status += f" after its stderr reached the {FILE_LIMIT_BYTES >> 20} MiB limit"
         last = self.stderr_tail()
         if self.memory_mb and last and ("MemoryError" in last or "alloc" in last.lower()):
             last += f"; memory limit {self.memory_mb} MiB"
