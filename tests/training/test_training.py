@@ -176,10 +176,13 @@ def test_a_killed_run_resumes(tmp_path):
     with pytest.warns(UserWarning, match="skipping checkpoint"):
         metrics = train(tiny_config(tmp_path, 2))
     assert metrics["generation"] == 1
-    generations = [
-        json.loads(line)["generation"] for line in (tmp_path / "metrics.jsonl").read_text().splitlines()
-    ]
-    assert generations == [0, 1]
+    lines = [json.loads(line) for line in (tmp_path / "metrics.jsonl").read_text().splitlines()]
+    assert [m["generation"] for m in lines] == [0, 1]
+    # The run's wall time adds up across the resume (for A/Bs at equal wall time).
+    first_minutes, second_minutes = (m["time/generation_minutes"] for m in lines)
+    assert lines[0]["time/run_minutes"] == pytest.approx(first_minutes)
+    assert lines[1]["time/run_minutes"] == pytest.approx(first_minutes + second_minutes)
+    assert first_minutes > 0 and second_minutes > 0
     path, payload = latest_checkpoint(tmp_path / "checkpoints")
     assert path.name == "ckpt-g000001.pt" and payload["step"] > step_after_one
     # train.log (progress=False, no Hydra) names the start, the resume point and each generation.

@@ -226,6 +226,17 @@ def logged_generations(path: Path) -> set[int]:
     return done
 
 
+def last_run_minutes(path: Path) -> float:
+    """The run's wall time so far (minutes, all resumes together): ``time/run_minutes`` of the
+    newest metrics line that has it (0 for a new run, or one logged before it was kept)."""
+    minutes = 0.0
+    with contextlib.suppress(FileNotFoundError):
+        for line in path.read_text(encoding="utf-8").splitlines():
+            with contextlib.suppress(ValueError, KeyError, TypeError):
+                minutes = float(json.loads(line)["time/run_minutes"])
+    return minutes
+
+
 def _train(cfg: TrainConfig, run_dir: Path, init: tuple[Path, dict] | None = None) -> dict:
     if cfg.threads > 0:
         torch.set_num_threads(cfg.threads)
@@ -250,6 +261,7 @@ def _train(cfg: TrainConfig, run_dir: Path, init: tuple[Path, dict] | None = Non
     metrics: dict = {}
     started = time.monotonic()
     metrics_path = run_dir / METRICS_FILE
+    run_minutes = last_run_minutes(metrics_path)
     last = first_generation - 1
     if last >= 0 and last not in logged_generations(metrics_path):
         # Killed after the checkpoint of ``last`` but before its arena and metrics line.
@@ -286,6 +298,7 @@ def _train(cfg: TrainConfig, run_dir: Path, init: tuple[Path, dict] | None = Non
                 break
             rng = np.random.default_rng([cfg.seed, generation])
             metrics = {"generation": generation}
+            generation_started = time.monotonic()
             if pool is None:
                 metrics.update(_self_play(cfg, rules, policy_value, run_dir, generation, rng, writer))
             else:
@@ -300,8 +313,14 @@ def _train(cfg: TrainConfig, run_dir: Path, init: tuple[Path, dict] | None = Non
                 metrics.update(
                     _evaluate(cfg, eval_rules, policy_value, run_dir, generation, rng, writer, device)
                 )
-            minutes = (time.monotonic() - started) / 60
+            now = time.monotonic()
+            minutes = (now - started) / 60
+            # Wall time of the run across resumes: what A/Bs at equal wall time compare.
+            run_minutes += (now - generation_started) / 60
+            metrics["time/generation_minutes"] = (now - generation_started) / 60
+            metrics["time/run_minutes"] = run_minutes
             writer.add_scalar("perf/elapsed_minutes", minutes, generation)
+            writer.add_scalar("time/run_minutes", run_minutes, generation)
             writer.flush()
             append_line(metrics_path, json.dumps(metrics))
             log.info(generation_line(metrics, minutes))
