@@ -500,8 +500,8 @@ BOT_MUTANTS = [
     Mutant(
         "bot-plans-95-percent",  # the bot's own time control ignores the share it is given
         PLAYERS,
-        "TimeControl(budget, safety)",
-        "TimeControl(budget, 0.95)",
+        "TimeControl(budget, safety, per_empty=per_empty)",
+        "TimeControl(budget, 0.95, per_empty=per_empty)",
         BOT_TESTS,
     ),
     Mutant(

@@ -302,6 +302,11 @@ def test_game_clock_and_allotment():
     a = tc.allotment(30.0, pos)
     assert 0.0 < a <= tc.ceiling
     assert a == pytest.approx(18.0 / expected_own_moves(pos))
+    # A lower per_empty expects fewer moves left and gives each more (the tuning knob).
+    assert TimeControl(budget=30.0, safety=0.6, per_empty=0.5).allotment(30.0, pos) == pytest.approx(
+        18.0 / expected_own_moves(pos, 0.5)
+    )
+    assert expected_own_moves(pos, 0.5) < expected_own_moves(pos)
     assert tc.allotment(12.0, pos) == 0.0  # nothing left above the 40 % reserve
     assert tc.allotment(12.005, pos) == pytest.approx(0.005)  # never above what is left
     with pytest.raises(ValueError, match=r"the safety fraction must be in \(0, 1\], got 0.0"):

@@ -180,6 +180,13 @@ def test_the_command_line_bot_gets_its_share_and_its_start_up(monkeypatch):
     assert (other.time_control.budget, other.time_control.safety) == (12.0, 0.5)
     assert options["budget"] == 10.0 and other_options["budget"] == 12.0
     assert before <= options["startup"] <= other_options["startup"] <= after and before > 0
+    # The search and clock settings of a tuning match reach the bot; the defaults otherwise.
+    assert (bot.mcts.c_puct, bot.mcts.fpu_reduction, bot.time_control.per_empty) == (1.5, 0.2, 0.7)
+    assert command.main(["--c-puct", "2.5", "--fpu", "0.1", "--per-empty", "0.5", "--no-weights"]) == 0
+    tuned = seen[-1][0]
+    assert (tuned.mcts.c_puct, tuned.mcts.fpu_reduction, tuned.time_control.per_empty) == (2.5, 0.1, 0.5)
+    with pytest.raises(SystemExit):
+        command.main(["--per-empty", "0"])
 
 
 # Burns CPU until the process has used BURN seconds (the start-up of a slow machine), then runs

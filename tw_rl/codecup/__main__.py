@@ -15,11 +15,12 @@ import argparse
 import sys
 import time
 
-from tw_rl.codecup.clock import DEFAULT_BUDGET, DEFAULT_SAFETY
+from tw_rl.codecup.clock import DEFAULT_BUDGET, DEFAULT_PER_EMPTY, DEFAULT_SAFETY
 from tw_rl.codecup.evaluation import EvaluatorError, default_weights, make_evaluator
 from tw_rl.codecup.players import PLAYERS, make_player
 from tw_rl.codecup.protocol import run
 from tw_rl.codecup.rules import SIZES
+from tw_rl.codecup.search import DEFAULT_C_PUCT, DEFAULT_FPU_REDUCTION
 
 
 class _Parser(argparse.ArgumentParser):
@@ -47,6 +48,25 @@ def _parser():
     weights.add_argument(
         "--no-weights", action="store_true", help="bot: no network, the territory + control evaluator"
     )
+    p.add_argument(
+        "--c-puct",
+        type=float,
+        default=DEFAULT_C_PUCT,
+        help="bot: PUCT exploration weight (default %(default)s)",
+    )
+    p.add_argument(
+        "--fpu",
+        type=float,
+        default=DEFAULT_FPU_REDUCTION,
+        help="bot: first-play urgency reduction (default %(default)s)",
+    )
+    p.add_argument(
+        "--per-empty",
+        type=float,
+        default=DEFAULT_PER_EMPTY,
+        help="bot clock: own moves expected per empty cell above the end; lower spends more per move "
+        "(default %(default)s)",
+    )
     p.add_argument("--size", type=int, choices=SIZES, default=6, help="cells per board side (default 6)")
     p.add_argument("--seed", type=int, default=None, help="seed of the random players")
     return p
@@ -70,6 +90,8 @@ def main(argv=None):
         parser.error(f"--time must be positive, got {args.time}")
     if not 0 < args.safety <= 1:
         parser.error(f"--safety must be in (0, 1], got {args.safety}")
+    if not args.c_puct > 0 or not args.per_empty > 0:
+        parser.error("--c-puct and --per-empty must be positive")
     if args.playouts < 1:
         parser.error(f"--playouts must be at least 1, got {args.playouts}")
     try:
@@ -86,6 +108,9 @@ def main(argv=None):
         evaluator=evaluator,
         budget=args.time,
         safety=args.safety,
+        c_puct=args.c_puct,
+        fpu_reduction=args.fpu,
+        per_empty=args.per_empty,
     )
     try:
         # The CPU time so far (interpreter, imports, the weights) counts against the game clock.

@@ -69,7 +69,10 @@ class GameClock:
         return self.budget - self.used - running
 
 
-def expected_own_moves(position, per_empty=0.7, end_share=0.35, minimum=6.0):
+DEFAULT_PER_EMPTY = 0.7  # own moves expected per empty cell above the end (expected_own_moves)
+
+
+def expected_own_moves(position, per_empty=DEFAULT_PER_EMPTY, end_share=0.35, minimum=6.0):
     """How many moves the side to move can expect to make from here on.
 
     Fitted to bot-against-bot games on the 6-board (52-86 plies; territory decides while
@@ -87,7 +90,15 @@ def expected_own_moves(position, per_empty=0.7, end_share=0.35, minimum=6.0):
 class TimeControl:
     """Per-move thinking allotment for a bot with a game budget."""
 
-    def __init__(self, budget=DEFAULT_BUDGET, safety=DEFAULT_SAFETY, floor=0.01, ceiling=None, share=1.0):
+    def __init__(
+        self,
+        budget=DEFAULT_BUDGET,
+        safety=DEFAULT_SAFETY,
+        floor=0.01,
+        ceiling=None,
+        share=1.0,
+        per_empty=DEFAULT_PER_EMPTY,
+    ):
         if not budget > 0:
             raise ValueError(f"the time budget must be positive, got {budget!r}")
         if not 0.0 < safety <= 1.0:
@@ -99,12 +110,15 @@ class TimeControl:
         # default ceiling: an eighth of the usable budget on any one move
         self.ceiling = self.budget * self.safety / 8.0 if ceiling is None else float(ceiling)
         self.share = float(share)
+        if not per_empty > 0:
+            raise ValueError(f"per_empty must be positive, got {per_empty!r}")
+        self.per_empty = float(per_empty)  # lower: expect fewer moves, spend more on each
 
     def allotment(self, seconds_left, position):
         """Seconds this move may think (0.0: answer at once from a fallback)."""
         usable = seconds_left - self.reserve
         if usable <= 0.0:
             return 0.0
-        allot = usable * self.share / expected_own_moves(position)
+        allot = usable * self.share / expected_own_moves(position, self.per_empty)
         allot = min(max(allot, self.floor), self.ceiling)
         return min(allot, usable)

@@ -23,10 +23,10 @@ import math
 import random
 import time
 
-from tw_rl.codecup.clock import DEFAULT_BUDGET, DEFAULT_SAFETY, GameClock, TimeControl
+from tw_rl.codecup.clock import DEFAULT_BUDGET, DEFAULT_PER_EMPTY, DEFAULT_SAFETY, GameClock, TimeControl
 from tw_rl.codecup.evaluation import TerritoryEvaluator
 from tw_rl.codecup.rules import RED
-from tw_rl.codecup.search import MCTS, advance, result_value
+from tw_rl.codecup.search import DEFAULT_C_PUCT, DEFAULT_FPU_REDUCTION, MCTS, advance, result_value
 
 
 def margin_for(mover, position):
@@ -172,16 +172,19 @@ class BotPlayer:
         budget=DEFAULT_BUDGET,
         safety=DEFAULT_SAFETY,
         max_sims=None,
-        c_puct=1.5,
-        fpu_reduction=0.2,
+        c_puct=DEFAULT_C_PUCT,
+        fpu_reduction=DEFAULT_FPU_REDUCTION,
         reuse=True,
         time_control=None,
         now=time.monotonic,
+        per_empty=DEFAULT_PER_EMPTY,
     ):
         """``now``: the clock (seconds) for the deadlines and the own game clock; tests pass a
         fake one."""
         self.evaluator = evaluator if evaluator is not None else TerritoryEvaluator()
-        self.time_control = time_control if time_control is not None else TimeControl(budget, safety)
+        if time_control is None:
+            time_control = TimeControl(budget, safety, per_empty=per_empty)
+        self.time_control = time_control
         self.max_sims = max_sims
         self.now = now
         self.mcts = MCTS(self.evaluator, c_puct=c_puct, fpu_reduction=fpu_reduction, reuse=reuse, now=now)
@@ -256,10 +259,20 @@ def make_player(
     evaluator=None,
     budget=DEFAULT_BUDGET,
     safety=DEFAULT_SAFETY,
+    c_puct=DEFAULT_C_PUCT,
+    fpu_reduction=DEFAULT_FPU_REDUCTION,
+    per_empty=DEFAULT_PER_EMPTY,
 ):
-    """A player by its command-line name."""
+    """A player by its command-line name (the search and clock settings are the bot's)."""
     if name == "bot":
-        return BotPlayer(evaluator=evaluator, budget=budget, safety=safety)
+        return BotPlayer(
+            evaluator=evaluator,
+            budget=budget,
+            safety=safety,
+            c_puct=c_puct,
+            fpu_reduction=fpu_reduction,
+            per_empty=per_empty,
+        )
     if name == "random":
         return RandomPlayer(seed)
     if name == "greedy":

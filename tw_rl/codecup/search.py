@@ -35,6 +35,9 @@ import time
 
 from tw_rl.codecup.rules import RED, WHITE
 
+DEFAULT_C_PUCT = 1.5  # exploration weight of PUCT
+DEFAULT_FPU_REDUCTION = 0.2  # an unvisited move starts at the parent's mean value minus this
+
 
 def advance(position, move):
     """A copy of position with the move played (``Position.play``; it keeps its territory)."""
@@ -159,7 +162,14 @@ class Node:
 class MCTS:
     """PUCT search over Position copies, guided by an evaluator, with tree reuse."""
 
-    def __init__(self, evaluator, c_puct=1.5, fpu_reduction=0.2, reuse=True, now=time.monotonic):
+    def __init__(
+        self,
+        evaluator,
+        c_puct=DEFAULT_C_PUCT,
+        fpu_reduction=DEFAULT_FPU_REDUCTION,
+        reuse=True,
+        now=time.monotonic,
+    ):
         self.evaluator = evaluator
         self.c_puct = float(c_puct)
         self.fpu_reduction = float(fpu_reduction)
