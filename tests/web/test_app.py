@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
 
 import numpy as np
@@ -272,6 +273,14 @@ def test_a_damaged_checkpoint_in_the_analysis_is_one_line(client, tmp_path):
     response = client.get(f"/api/study/{summary['id']}/analysis/1", params={"checkpoint": str(garbage)})
     assert response.status_code == 400 and "checkpoint" in response.json()["error"]
     assert client.get(f"/api/study/{summary['id']}/analysis/1").status_code == 200  # the default
+    # A checkpoint rewritten on disk (a run in progress) is read again, not served from memory.
+    good = tmp_path / "good.pt"
+    shutil.copy(DEFAULT_TEACHER, good)
+    params = {"checkpoint": str(good)}
+    assert client.get(f"/api/study/{summary['id']}/analysis/1", params=params).status_code == 200
+    good.write_bytes(b"overwritten")
+    os.utime(good, ns=(1, 1))
+    assert client.get(f"/api/study/{summary['id']}/analysis/1", params=params).status_code == 400
 
 
 def test_an_unexpected_failure_is_a_500_and_the_server_goes_on(client, monkeypatch):

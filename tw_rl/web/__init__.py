@@ -5,5 +5,7 @@
 - ``games``: games against the bot, kept in memory, with undo and the record to download;
 - ``study``: stored games (an arena database, a record) stepped through with a checkpoint's
   policy and value;
+- ``checkpoints``: a checkpoint loaded for the page, checked against the board;
+- ``shelf``: what the server keeps in memory by id (games, opened studies);
 - ``app``: the Starlette application that serves the page and its JSON API.
 """

@@ -37,7 +37,7 @@ from tw_rl.core.hexgrid import SIZES
 from tw_rl.core.rules import VARIANTS
 from tw_rl.web.bots import DEFAULT_BOT, USAGE, BotError
 from tw_rl.web.games import PAGE_SETUPS, GameError, GameStore, MoveRefused, UnknownGame
-from tw_rl.web.study import Analyst, GameLibrary, StudyError, StudyStore, UnknownStudy, study_record
+from tw_rl.web.study import Analyst, GameLibrary, StudyError, UnknownStudy, study_record, study_shelf
 
 STATIC = Path(__file__).resolve().with_name("static")
 MAX_BODY = 200_000
@@ -86,7 +86,7 @@ def create_app(settings: ServerSettings | None = None) -> Starlette:
     """The application; ``settings`` name the database and checkpoints the page offers."""
     settings = settings or ServerSettings()
     games = GameStore()
-    studies = StudyStore()
+    studies = study_shelf()
     analyst = Analyst(settings.analysis_checkpoint)
     library = GameLibrary(settings.db) if settings.db else None
 
@@ -179,7 +179,7 @@ def create_app(settings: ServerSettings | None = None) -> Starlette:
             )
         else:
             raise RequestError('give {"db_game": ID} or {"record": TEXT, "size": N, "variant": RULES}')
-        studies.add(game)
+        studies.add(game.id, game)
         return JSONResponse(game.summary())
 
     async def study_ply(request: Request) -> Response:

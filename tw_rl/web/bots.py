@@ -18,7 +18,6 @@ from __future__ import annotations
 import re
 import time
 from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
 
@@ -32,14 +31,9 @@ from tw_rl.core.mcts import SearchConfig
 from tw_rl.core.rules import Rules
 from tw_rl.core.state import PLAY, State
 from tw_rl.scalar_position import state_position
-from tw_rl.training.checkpoint import (
-    CheckpointError,
-    load_checkpoint,
-    net_from_checkpoint,
-    resolve_checkpoint,
-)
+from tw_rl.training.checkpoint import CheckpointError
 from tw_rl.training.match import search_player
-from tw_rl.training.net import NetPolicyValue
+from tw_rl.web.checkpoints import load_policy_value
 
 DEFAULT_BOT = "bot@1"
 DEFAULT_SECONDS = 1.0
@@ -137,18 +131,10 @@ class Bot:
 
 def _checkpoint_search(spec: BotSpec, rules: Rules):
     try:
-        path = resolve_checkpoint(spec.path)
-        if not Path(path).is_file():
-            raise BotError(f"checkpoint {spec.path}: no such file")
-        payload = load_checkpoint(Path(path))
-        if int(payload["size"]) != rules.size:
-            raise BotError(
-                f"checkpoint {spec.path} is for board size {payload['size']}, this game is size {rules.size}"
-            )
-        net = net_from_checkpoint(payload, "cpu")
-    except (CheckpointError, KeyError, RuntimeError, OSError) as err:
-        raise BotError(f"checkpoint {spec.path}: {err}") from None
-    return search_player(NetPolicyValue(net, rules, "cpu"), SearchConfig(simulations=spec.simulations))
+        policy_value, _ = load_policy_value(spec.path, rules)
+    except CheckpointError as err:
+        raise BotError(str(err)) from None
+    return search_player(policy_value, SearchConfig(simulations=spec.simulations))
 
 
 def make_bot(text: str, rules: Rules, seed: int = 0) -> Bot:

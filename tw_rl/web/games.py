@@ -20,6 +20,7 @@ from tw_rl.core.notation import PASS, cell_name, format_record, parse_cell
 from tw_rl.core.rules import SETUPS, VARIANTS, Rules
 from tw_rl.core.state import PLAY, RED, WHITE, State
 from tw_rl.web.bots import Bot, BotError, make_bot
+from tw_rl.web.shelf import Shelf
 from tw_rl.web.views import board_view, position_view, status_line
 
 PAGE_SETUPS = {"codecup": ("judge",), "official": ("pie", "judge")}  # ones a record can write
@@ -174,8 +175,7 @@ class GameStore:
     """The games of one server, by id (the oldest dropped past ``MAX_GAMES``)."""
 
     def __init__(self) -> None:
-        self._games: dict[str, PlayGame] = {}
-        self._lock = threading.Lock()
+        self._games: Shelf[PlayGame] = Shelf(MAX_GAMES, UnknownGame, "game")
 
     def new(
         self,
@@ -208,15 +208,7 @@ class GameStore:
         game = PlayGame(rules, 0 if colour == "red" else 1, the_bot, notation)
         game.states.append(rules.init(1, rng))
         game.bot_move()
-        with self._lock:
-            self._games[game.id] = game
-            while len(self._games) > MAX_GAMES:
-                self._games.pop(next(iter(self._games)))
-        return game
+        return self._games.add(game.id, game)
 
     def get(self, game_id: str) -> PlayGame:
-        with self._lock:
-            game = self._games.get(game_id)
-        if game is None:
-            raise UnknownGame(f"no game {game_id!r} on this server (it may have been restarted)")
-        return game
+        return self._games.get(game_id)

@@ -22,17 +22,15 @@ from tw_rl.core.record import IllegalMove, replay_moves, replay_record
 from tw_rl.core.rules import VARIANTS, Rules
 from tw_rl.core.state import State
 from tw_rl.rating.results_db import GameRow, ResultsDB, ResultsDBError
-from tw_rl.training.checkpoint import (
-    CheckpointError,
-    load_checkpoint,
-    net_from_checkpoint,
-    resolve_checkpoint,
-)
+from tw_rl.training.checkpoint import CheckpointError, resolve_checkpoint
 from tw_rl.training.net import NetPolicyValue
+from tw_rl.web.checkpoints import load_policy_value
+from tw_rl.web.shelf import Shelf
 from tw_rl.web.views import board_view, position_view, status_line
 
 MAX_RECORD_CHARS = 100_000
 MAX_STUDIES = 100
+MAX_NETS = 4  # loaded checkpoints kept for analysis
 
 
 class StudyError(ValueError):
@@ -164,31 +162,29 @@ class Analyst:
 
     def __init__(self, default: str | None = None):
         self.default = default
-        self._nets: dict[tuple[str, int], tuple[NetPolicyValue, str]] = {}
+        self._nets: dict[tuple[str, int, Rules], tuple[NetPolicyValue, str]] = {}
         self._lock = threading.Lock()
 
     def _load(self, name: str, rules: Rules) -> tuple[NetPolicyValue, str]:
-        key = (name, rules.size)
+        try:  # a checkpoint rewritten on disk (a run in progress) is loaded again
+            stamp = Path(resolve_checkpoint(name)).stat().st_mtime_ns
+        except (CheckpointError, OSError):
+            stamp = 0
+        key = (name, stamp, rules)
         with self._lock:
             if key in self._nets:
                 return self._nets[key]
         try:
-            path = resolve_checkpoint(name)
-            if not Path(path).is_file():
-                raise StudyError(f"checkpoint {name}: no such file")
-            payload = load_checkpoint(Path(path))
-            if int(payload["size"]) != rules.size:
-                raise StudyError(
-                    f"checkpoint {name} is for board size {payload['size']}, this game is {rules.size}"
-                )
-            net = net_from_checkpoint(payload, "cpu")
-        except (CheckpointError, KeyError, RuntimeError, OSError) as err:
-            raise StudyError(f"checkpoint {name}: {err}") from None
+            policy_value, payload = load_policy_value(name, rules)
+        except CheckpointError as err:
+            raise StudyError(str(err)) from None
         trained = str(payload.get("config", {}).get("board", {}).get("variant", "codecup"))
         note = f"generation {payload.get('generation', '?')}, trained on {trained} rules"
         with self._lock:
-            self._nets[key] = (NetPolicyValue(net, rules, "cpu"), note)
-        return self._nets[key]
+            self._nets[key] = (policy_value, note)
+            while len(self._nets) > MAX_NETS:
+                self._nets.pop(next(iter(self._nets)))
+        return policy_value, note
 
     def analyse(self, game: StudyGame, k: int, checkpoint: str | None) -> dict:
         name = checkpoint or self.default
@@ -215,23 +211,6 @@ class Analyst:
         }
 
 
-class StudyStore:
-    """Opened games by id (the oldest dropped past ``MAX_STUDIES``)."""
-
-    def __init__(self) -> None:
-        self._games: dict[str, StudyGame] = {}
-        self._lock = threading.Lock()
-
-    def add(self, game: StudyGame) -> StudyGame:
-        with self._lock:
-            self._games[game.id] = game
-            while len(self._games) > MAX_STUDIES:
-                self._games.pop(next(iter(self._games)))
-        return game
-
-    def get(self, study_id: str) -> StudyGame:
-        with self._lock:
-            game = self._games.get(study_id)
-        if game is None:
-            raise UnknownStudy(f"no opened game {study_id!r} on this server (it may have been restarted)")
-        return game
+def study_shelf() -> Shelf[StudyGame]:
+    """The opened games of one server, by id (the newest ``MAX_STUDIES``)."""
+    return Shelf(MAX_STUDIES, UnknownStudy, "opened game")
