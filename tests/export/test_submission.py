@@ -223,9 +223,15 @@ def test_full_game_in_a_fresh_isolated_interpreter(built, tmp_path, colour):
     assert "tw_rl.codecup.network" in loaded and "tw_rl.codecup.weights" in loaded
 
 
+# A start on which the shipped student's bot and the bot without a network choose different
+# first moves at SIMS simulations (checked by the test; choose another start if the student
+# changes and they agree).
+NET_START = ("D4", "H8")
+
+
 def first_move_of(info, tmp_path, *options: str) -> tuple[str, set[str]]:
-    """(red's first move after the starts C3 and H8, modules loaded) of a submission file, run
-    isolated with the search fixed at SIMS simulations."""
+    """(red's first move after the starts of NET_START, modules loaded) of a submission file,
+    run isolated with the search fixed at SIMS simulations."""
     folder = tmp_path / info.path.stem
     folder.mkdir()
     shutil.copyfile(info.path, folder / "submission.py")
@@ -239,7 +245,7 @@ def first_move_of(info, tmp_path, *options: str) -> tuple[str, set[str]]:
             "submission.py",
             *options,
         ],
-        input="C3\nH8\nStart\nQuit\n",
+        input="\n".join([*NET_START, "Start", "Quit"]) + "\n",
         capture_output=True,
         text=True,
         cwd=folder,
@@ -252,9 +258,9 @@ def first_move_of(info, tmp_path, *options: str) -> tuple[str, set[str]]:
 
 def test_the_embedded_network_decides_the_move(built, plain, tmp_path):
     """A submission built with weights plays the network's move; one without plays the
-    territory evaluator's; on this position (the start, red to move, 256 simulations) the two
+    territory evaluator's; on this position (NET_START, red to move, 256 simulations) the two
     differ. A submission that dropped its weights would play the plain move."""
-    start = Position.start(B6, B6.parse("C3"), B6.parse("H8"))
+    start = Position.start(B6, B6.parse(NET_START[0]), B6.parse(NET_START[1]))
     with_net = BotPlayer(evaluator=make_evaluator(default_weights(), board_size=6), max_sims=SIMS)
     expected_net = B6.name(with_net.choose(start.copy()))
     expected_plain = B6.name(BotPlayer(max_sims=SIMS).choose(start.copy()))
