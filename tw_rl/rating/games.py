@@ -265,15 +265,18 @@ def game_row(game: ArenaGame, red_id: int, white_id: int, rules: Rules, seed: in
     )
 
 
+def arena_game(row: GameRow, names: Mapping[int, str], rules: Rules) -> ArenaGame:
+    """A stored game as an ArenaGame (``names``: player names by database id); ValueError for a
+    cell name that is not on the board."""
+    red_start = parse_cell(rules.grid, row.red_start, allow_pass=False)
+    white_start = parse_cell(rules.grid, row.white_start, allow_pass=False)
+    slot = Slot(names[row.red], names[row.white], red_start, white_start, row.opening)
+    winner = RED if row.result == 1.0 else WHITE if row.result == 0.0 else 0
+    points = (row.red_points, row.white_points)
+    return ArenaGame(slot, parse_moves(rules, row.moves), winner, points, row.end_reason, row.fault)
+
+
 def games_of(db: ResultsDB, rules: Rules) -> list[ArenaGame]:
     """The stored games of one board size as ArenaGames (for pictures and replays), oldest first."""
     names = {p.id: p.name for p in db.players()}
-    out = []
-    for row in db.games(rules.size):
-        red_start = parse_cell(rules.grid, row.red_start, allow_pass=False)
-        white_start = parse_cell(rules.grid, row.white_start, allow_pass=False)
-        slot = Slot(names[row.red], names[row.white], red_start, white_start, row.opening)
-        winner = RED if row.result == 1.0 else WHITE if row.result == 0.0 else 0
-        points = (row.red_points, row.white_points)
-        out.append(ArenaGame(slot, parse_moves(rules, row.moves), winner, points, row.end_reason, row.fault))
-    return out
+    return [arena_game(row, names, rules) for row in db.games(rules.size)]

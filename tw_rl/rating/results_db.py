@@ -323,6 +323,11 @@ class ResultsDB:
             for r in rows
         ]
 
+    def game(self, game_id: int) -> GameRow | None:
+        """The stored game with this id, or None."""
+        row = self.conn.execute("SELECT * FROM games WHERE id = ?", (game_id,)).fetchone()
+        return None if row is None else GameRow(**{k: row[k] for k in row.keys()})  # noqa: SIM118
+
     def count_games(self, players: Sequence[int], size: int) -> int:
         """Games among ``players`` (both sides in the set) on boards of ``size``."""
         if not players:

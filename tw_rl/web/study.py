@@ -17,10 +17,11 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from tw_rl.core.notation import RecordError, cell_name, parse_cell, record_words
+from tw_rl.core.notation import RecordError, cell_name, record_words
 from tw_rl.core.record import IllegalMove, replay_moves, replay_record
 from tw_rl.core.rules import VARIANTS, Rules
 from tw_rl.core.state import State
+from tw_rl.rating.games import arena_game
 from tw_rl.rating.results_db import GameRow, ResultsDB, ResultsDBError
 from tw_rl.training.checkpoint import CheckpointError, resolve_checkpoint
 from tw_rl.training.net import NetPolicyValue
@@ -64,7 +65,7 @@ class StudyGame:
     def ply(self, k: int) -> dict:
         if not 0 <= k < len(self.states):
             raise StudyError(f"ply {k} is out of range: this game has plies 0 to {len(self.states) - 1}")
-        position = position_view(self.rules, self.states[k], self.notation)
+        position = position_view(self.rules, self.states[k])
         return {"ply": k, "position": position, "status": status_line(position)}
 
 
@@ -130,31 +131,30 @@ class GameLibrary:
     def game(self, game_id: int) -> StudyGame:
         with self._open() as db:
             names = {p.id: p.name for p in db.players()}
-            row = next((g for g in db.games() if g.id == game_id), None)
+            row = db.game(game_id)
         if row is None:
             raise UnknownStudy(f"no game {game_id} in {self.path}")
         return _stored_game(row, names)
 
 
 def _stored_game(row: GameRow, names: dict[int, str]) -> StudyGame:
+    """A stored game, replayed up to its end or to the illegal move of a fault (noted)."""
     rules = Rules(row.size, "codecup")
-    grid = rules.grid
-    title = f"game {row.id}: {names.get(row.red, '?')} (red) vs {names.get(row.white, '?')} (white)"
-    words = row.moves.split()
-    states: list[State] = []
     note = f"{row.end_reason}; points red {row.red_points}, white {row.white_points}"
     try:
-        red, white = parse_cell(grid, row.red_start), parse_cell(grid, row.white_start)
-        actions = [parse_cell(grid, w) for w in words]
-        for state in replay_moves(rules, red, white, actions):
+        game = arena_game(row, names, rules)
+    except (KeyError, ValueError) as err:
+        raise StudyError(f"stored game {row.id} cannot be read: {err}") from None
+    title = f"game {row.id}: {game.slot.red} (red) vs {game.slot.white} (white)"
+    states: list[State] = []
+    try:
+        for state in replay_moves(rules, game.slot.red_start, game.slot.white_start, game.moves):
             states.append(state)
     except IllegalMove as err:
         note += f"; stops before ply {err.ply} ({err.reason})"
-    except ValueError as err:
-        raise StudyError(f"stored game {row.id} cannot be read: {err}") from None
     if row.fault:
         note += f"; fault: {row.fault}"
-    return StudyGame(rules, states, words[: len(states) - 1], title, note=note)
+    return StudyGame(rules, states, row.moves.split()[: len(states) - 1], title, note=note)
 
 
 class Analyst:
