@@ -36,7 +36,7 @@ from starlette.staticfiles import StaticFiles
 from tw_rl.core.hexgrid import SIZES
 from tw_rl.core.rules import VARIANTS
 from tw_rl.web.bots import DEFAULT_BOT, USAGE, BotError
-from tw_rl.web.games import PAGE_SETUPS, GameError, GameStore, MoveRefused, UnknownGame
+from tw_rl.web.games import PAGE_SETUPS, GameError, GameStore, MoveRefused, PlayGame, UnknownGame
 from tw_rl.web.study import Analyst, GameLibrary, StudyError, UnknownStudy, study_record, study_shelf
 
 STATIC = Path(__file__).resolve().with_name("static")
@@ -120,10 +120,15 @@ def create_app(settings: ServerSettings | None = None) -> Starlette:
         )
         return JSONResponse(game.view())
 
+    def _read(game, what):
+        """``what(game)`` once the bot has finished with the game (waiting in a worker thread,
+        never on the event loop)."""
+        with game.lock:
+            return what(game)
+
     async def get_game(request: Request) -> Response:
         game = games.get(request.path_params["game"])
-        with game.lock:
-            return JSONResponse(game.view())
+        return JSONResponse(await run_in_threadpool(_read, game, PlayGame.view))
 
     def _locked(game, action, *args):
         if not game.lock.acquire(timeout=0.5):
@@ -151,8 +156,7 @@ def create_app(settings: ServerSettings | None = None) -> Starlette:
 
     async def record(request: Request) -> Response:
         game = games.get(request.path_params["game"])
-        with game.lock:
-            text = game.record()
+        text = await run_in_threadpool(_read, game, PlayGame.record)
         return PlainTextResponse(
             text, headers={"Content-Disposition": f'attachment; filename="tumbleweed-{game.id}.txt"'}
         )
