@@ -22,7 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from tw_rl.codecup.errors import EvaluatorError
-from tw_rl.codecup.evaluation import DEFAULT_WEIGHTS, TerritoryEvaluator, make_evaluator
+from tw_rl.codecup.evaluation import TerritoryEvaluator, default_weights, make_evaluator
 from tw_rl.codecup.rules import Board
 from tw_rl.codecup.search import MCTS
 from tw_rl.codecup.weights import WeightsError
@@ -40,7 +40,6 @@ DEFAULT_SECONDS = 1.0
 DEFAULT_SIMULATIONS = 64
 MAX_SECONDS = 60.0
 MAX_SIMULATIONS = 20000
-STUDENT_SIZE = 6  # the shipped student's board
 USAGE = "use bot[@SECONDS], ckpt:PATH[@SIMULATIONS] (PATH may be 'default'), random or greedy"
 _SPEC = re.compile(r"^(?:(bot)(?:@([0-9.]+))?|ckpt:(.+?)(?:@(\d+))?|(random|greedy))$")
 
@@ -84,7 +83,7 @@ def parse_bot(text: str) -> BotSpec:
 
 
 class Bot:
-    """One opponent for one game: ``choose(rules, state) -> action``."""
+    """One opponent for one game: ``choose(state) -> action``."""
 
     def __init__(self, spec: BotSpec, rules: Rules, seed: int = 0):
         self.spec = spec
@@ -95,16 +94,15 @@ class Bot:
         self._player = None
         if spec.kind == "bot":
             self.board = Board(rules.size)
-            if rules.size == STUDENT_SIZE:
+            weights = default_weights(rules.size)
+            evaluator = TerritoryEvaluator()
+            self.note = "without a network (the shipped student is for the 6-board)"
+            if weights is not None:
                 try:
-                    evaluator = make_evaluator(DEFAULT_WEIGHTS, STUDENT_SIZE)
+                    evaluator = make_evaluator(weights, rules.size)
                     self.note = "with the shipped student network"
                 except (EvaluatorError, WeightsError, OSError) as err:
-                    evaluator = TerritoryEvaluator()
                     self.note = f"without a network ({err})"
-            else:
-                evaluator = TerritoryEvaluator()
-                self.note = "without a network (the shipped student is for the 6-board)"
             self._search = MCTS(evaluator, reuse=False)
         elif spec.kind == "checkpoint":
             self._player = _checkpoint_search(spec, rules)
@@ -116,13 +114,11 @@ class Bot:
         legal = np.flatnonzero(self.rules.legal_mask(state)[0])
         if legal.size == 0:
             raise BotError("the bot has no legal action (the game is over)")
+        if int(state.phase[0]) != PLAY and self.spec.kind != "checkpoint":
+            return int(self.rng.choice(legal))  # only a checkpoint searches the set-up steps
         if self._search is not None:
-            if int(state.phase[0]) != PLAY:
-                return int(self.rng.choice(legal))
             position = state_position(self.board, state, 0, self.rules.variant, self.rules.stale_end)
             return int(self._search.search(position, deadline=time.monotonic() + self.spec.seconds))
-        if self.spec.kind != "checkpoint" and int(state.phase[0]) != PLAY:
-            return int(self.rng.choice(legal))
         action = int(self._player(self.rules, state, self.rng)[0])
         if action not in legal:
             raise BotError(f"{self.spec.describe()} chose an illegal action ({action})")

@@ -17,11 +17,11 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from tw_rl.core.notation import PASS, cell_name, format_record, parse_cell
-from tw_rl.core.rules import SETUPS, VARIANTS, Rules
+from tw_rl.core.rules import VARIANTS, Rules
 from tw_rl.core.state import PLAY, RED, WHITE, State
 from tw_rl.web.bots import Bot, BotError, make_bot
 from tw_rl.web.shelf import Shelf
-from tw_rl.web.views import board_view, position_view, status_line
+from tw_rl.web.views import PHASE_WORDS, board_view, position_view, status_line
 
 PAGE_SETUPS = {"codecup": ("judge",), "official": ("pie", "judge")}  # ones a record can write
 MAX_GAMES = 200  # games kept in memory; the oldest go first
@@ -87,7 +87,7 @@ class PlayGame:
     def _why(self, state: State, action: int) -> str:
         name = cell_name(self.rules.grid, action, self.notation)
         if int(state.phase[0]) != PLAY:
-            return f"{name}: not a set-up choice here ({position_view(self.rules, state)['phase']})"
+            return f"{name}: not a set-up choice here ({PHASE_WORDS[int(state.phase[0])]})"
         return f"{name}: {self.rules.why_illegal(state, action)}"
 
     def _push(self, action: int) -> None:
@@ -143,7 +143,7 @@ class PlayGame:
         return header + format_record(self.rules.grid, starts[0], starts[1], moves, self.notation)
 
     def view(self) -> dict:
-        position = position_view(self.rules, self.state, self.notation)
+        position = position_view(self.rules, self.state)
         human_colour = None
         if int(self.state.phase[0]) == PLAY or self.state.terminated[0]:
             human_colour = "red" if int(self.state.red_seat[0]) == self.human_seat else "white"
@@ -190,7 +190,7 @@ class GameStore:
         if variant not in VARIANTS:
             raise GameError(f"unknown rules {variant!r}: use one of {', '.join(VARIANTS)}")
         setup = setup or PAGE_SETUPS[variant][0]
-        if setup not in SETUPS or setup not in PAGE_SETUPS[variant]:
+        if setup not in PAGE_SETUPS[variant]:
             raise GameError(
                 f"set-up {setup!r} is not offered for the {variant} rules here: "
                 f"use {' or '.join(PAGE_SETUPS[variant])}"

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from tw_rl.core.notation import cell_name, cell_names
+from tw_rl.core.notation import cell_names
 from tw_rl.core.picture import RADIUS, cell_centres
 from tw_rl.core.rules import Rules
 from tw_rl.core.state import (
@@ -54,7 +54,7 @@ def _cells(mask: np.ndarray) -> list[int]:
     return [int(i) for i in np.flatnonzero(mask)]
 
 
-def position_view(rules: Rules, state: State, notation: str = "diff") -> dict:
+def position_view(rules: Rules, state: State) -> dict:
     """One position (game 0 of ``state``) as the page draws it."""
     n = rules.num_cells
     rules.ensure_territory(state)
@@ -67,13 +67,8 @@ def position_view(rules: Rules, state: State, notation: str = "diff") -> dict:
         "height": [int(v) for v in state.height[0]],
         "phase": PHASE_WORDS[phase],
         "to_move": COLOUR_NAMES[int(state.to_move[0])],
-        "seat": int(state.current_seat()[0]),
-        "red_seat": int(state.red_seat[0]),
         "ply": int(state.ply[0]),
         "last_move": int(state.last_move[0]),
-        "last_move_name": cell_name(rules.grid, int(state.last_move[0]), notation)
-        if 0 <= int(state.last_move[0]) <= n
-        else None,
         "legal": _cells(legal[:n]),
         "pass_legal": bool(legal[n]),
         "over": over,
