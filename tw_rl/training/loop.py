@@ -213,28 +213,37 @@ def train(cfg: TrainConfig) -> dict:
             return _train(cfg, run_dir, init)
 
 
-def logged_generations(path: Path) -> set[int]:
-    """The generations that have their line in ``metrics.jsonl``; a line cut off by a kill is
+def logged_metrics(path: Path) -> list[dict]:
+    """The lines of ``metrics.jsonl`` that read as JSON objects; a line cut off by a kill is
     dropped first."""
     if drop_partial_line(path):
         log.info(f"{path}: dropped a cut-off last line (the run was killed while writing it)")
-    done = set()
+    rows = []
     with contextlib.suppress(FileNotFoundError):
         for line in path.read_text(encoding="utf-8").splitlines():
-            with contextlib.suppress(ValueError, KeyError, TypeError):
-                done.add(int(json.loads(line)["generation"]))
+            with contextlib.suppress(ValueError):
+                row = json.loads(line)
+                if isinstance(row, dict):
+                    rows.append(row)
+    return rows
+
+
+def logged_generations(rows: list[dict]) -> set[int]:
+    """The generations that have their metrics line."""
+    done = set()
+    for row in rows:
+        with contextlib.suppress(KeyError, TypeError, ValueError):
+            done.add(int(row["generation"]))
     return done
 
 
-def last_run_minutes(path: Path) -> float:
+def last_run_minutes(rows: list[dict]) -> float:
     """The run's wall time so far (minutes, all resumes together): ``time/run_minutes`` of the
     newest metrics line that has it (0 for a new run, or one logged before it was kept)."""
-    minutes = 0.0
-    with contextlib.suppress(FileNotFoundError):
-        for line in path.read_text(encoding="utf-8").splitlines():
-            with contextlib.suppress(ValueError, KeyError, TypeError):
-                minutes = float(json.loads(line)["time/run_minutes"])
-    return minutes
+    for row in reversed(rows):
+        with contextlib.suppress(KeyError, TypeError, ValueError):
+            return float(row["time/run_minutes"])
+    return 0.0
 
 
 def _train(cfg: TrainConfig, run_dir: Path, init: tuple[Path, dict] | None = None) -> dict:
@@ -261,9 +270,10 @@ def _train(cfg: TrainConfig, run_dir: Path, init: tuple[Path, dict] | None = Non
     metrics: dict = {}
     started = time.monotonic()
     metrics_path = run_dir / METRICS_FILE
-    run_minutes = last_run_minutes(metrics_path)
+    logged = logged_metrics(metrics_path)
+    run_minutes = last_run_minutes(logged)
     last = first_generation - 1
-    if last >= 0 and last not in logged_generations(metrics_path):
+    if last >= 0 and last not in logged_generations(logged):
         # Killed after the checkpoint of ``last`` but before its arena and metrics line.
         metrics = {"generation": last, **resumed_metrics}
         if cfg.eval.every and (last + 1) % cfg.eval.every == 0:
