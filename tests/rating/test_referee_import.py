@@ -55,6 +55,32 @@ def test_a_match_is_stored_once_under_the_arena_names(tmp_path, match):
         assert (again.added, again.skipped) == (0, 4) and len(db.games()) == 4
 
 
+def test_a_second_match_with_another_seed_is_stored_beside_the_first(tmp_path, match):
+    """Both matches number their openings from 0: the second one's games are other games, not
+    copies of the first one's, and are all stored (once, however often they are imported)."""
+    topup = tmp_path / "topup"
+    run_match(
+        Program.parse("A", _command()),
+        Program.parse("B", _command("--fault", "garbage", "--at", "1")),
+        games=4,
+        seed=7,
+        time_limit=10,
+        out_dir=topup,
+    )
+    specs = parse_players([f"steady=program:{_command()}"])
+    with ResultsDB(tmp_path / "r.sqlite") as db:
+        assert import_referee(db, match, specs).added == 4
+        report = import_referee(db, topup, specs)
+        assert (report.added, report.skipped) == (4, 0)
+        games = db.games()
+        assert len(games) == 8 and len({(g.red, g.opening) for g in games}) == 8
+        assert sorted(g.seed for g in games) == [0] * 4 + [7] * 4
+        for folder in (match, topup):
+            again = import_referee(db, folder, specs)
+            assert (again.added, again.skipped) == (0, 4)
+        assert len(db.games()) == 8
+
+
 def test_damaged_games_are_left_out_with_a_warning(tmp_path, match):
     copy = tmp_path / "copy"
     copy.mkdir()

@@ -7,7 +7,8 @@ the ``program`` player of its command line (identity: the command and the sha256
 it ran, recorded by the referee; as ``program:COMMAND`` in the arena), named as in the arena's
 player list when the same command is there, else after the command. Games keep their opening
 number and colours, so an import is idempotent (a game already stored is skipped) and the
-arena never replays it.
+arena never replays it; a game of another match whose slot is taken (two matches with
+different seeds both have an opening 0) is stored under the next free opening number.
 
 Every game is checked before it is stored: its record must replay legally from its start cells
 to the stored result (a game that ended in a fault is taken as the referee scored it).
@@ -120,9 +121,14 @@ def import_referee(
             str(game["end"]),
             fault,
         )
-        stored = db.add_game(game_row(played, ids[0], ids[1], rules, int(game["seed"]), f"referee:{folder}"))
-        if stored is None:
+        row = game_row(played, ids[0], ids[1], rules, int(game["seed"]), f"referee:{folder}")
+        if db.holds_game(row):
             report.skipped += 1
-        else:
-            report.added += 1
+            continue
+        if db.add_game(row) is None:
+            # Its slot holds another match's game (another seed, the same opening number): the
+            # game is kept under an opening number of its own.
+            row.opening = db.next_opening(row.red, row.white, size)
+            db.add_game(row)
+        report.added += 1
     return report

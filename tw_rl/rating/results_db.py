@@ -339,6 +339,25 @@ class ResultsDB:
         ).fetchone()
         return int(row[0])
 
+    def holds_game(self, game: GameRow) -> bool:
+        """Whether this very game is stored, in any slot: the same players by colour, board,
+        seed, start cells and moves (an imported match imported again)."""
+        row = self.conn.execute(
+            "SELECT 1 FROM games WHERE red = ? AND white = ? AND size = ? AND seed = ?"
+            " AND red_start = ? AND white_start = ? AND moves = ? LIMIT 1",
+            (game.red, game.white, game.size, game.seed, game.red_start, game.white_start, game.moves),
+        ).fetchone()
+        return row is not None
+
+    def next_opening(self, a: int, b: int, size: int) -> int:
+        """An opening number no stored game between ``a`` and ``b`` uses, in either colour."""
+        row = self.conn.execute(
+            "SELECT MAX(opening) FROM games"
+            " WHERE size = ? AND ((red = ? AND white = ?) OR (red = ? AND white = ?))",
+            (size, a, b, b, a),
+        ).fetchone()
+        return 0 if row[0] is None else int(row[0]) + 1
+
     def taken_slots(self, a: int, b: int, size: int) -> set[tuple[int, int]]:
         """(opening, red player id) of the stored games between ``a`` and ``b``."""
         rows = self.conn.execute(
