@@ -110,6 +110,8 @@ def test_player_specs():
         parse_player("student:model.bin")
     with pytest.raises(ArenaError, match="not understood"):
         parse_player("alphabeta")
+    with pytest.raises(ArenaError, match="the name 'rel@3' may only use letters, digits"):
+        parse_player("rel@3=release:0.1@3")
     with pytest.raises(ArenaError, match="no such program"):
         parse_player("program:surely-not-a-program-xyz --flag")
     with pytest.raises(ArenaError, match="no checkpoint"):

@@ -353,6 +353,9 @@ def _from_text(text: str, simulations: int) -> list[PlayerSpec]:
         return [_release_spec(rest, name)]
     if kind == "program":
         return [program_spec(rest, name)]
+    named, equals, spec = text.partition("=")
+    if equals and not name and spec.partition(":")[0].split("@")[0] in (*PREFIXES, *BASELINE_NAMES):
+        raise ArenaError(f"player {text!r}: the name {named!r} may only use letters, digits and _ . + - / ~")
     raise ArenaError(f"player {text!r} is not understood; {USAGE}")
 
 
