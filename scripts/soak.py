@@ -24,10 +24,10 @@ records and every game not yet in the database is stored, then the missing games
 
 Reported: per opponent the wins, draws, losses and score with a Wilson 95% interval; faults
 by kind and program; the bot's largest thinking time per game and per move (with the game),
-games past half its clock, and its peak memory (VmHWM of its process, sampled by the
-referee). ``--jobs`` games run at once (default: one per CPU core this process may use;
-each game keeps about one core busy, as the two programs take turns): the clock is wall time,
-so more jobs than free cores inflate the measured times.
+its mean time per game, games past 95% of its clock (28.5 s of 30), and its peak memory (VmHWM
+of its process, sampled by the referee). ``--jobs`` games run at once (default: one per CPU
+core this process may use; each game keeps about one core busy, as the two programs take
+turns): the clock is wall time, so more jobs than free cores inflate the measured times.
 """
 
 from __future__ import annotations
@@ -59,6 +59,7 @@ from tw_rl.referee.process import Cancel, Program, RefereeError
 OPPONENTS = ("random", "greedy", "release", "mirror")
 SETTINGS = "soak.json"
 REPORT = "report.json"
+OVER_LIMIT = 0.95  # share of the clock past which a game is counted as too close to a time fault
 BOT = "bot"  # the submission's program name in the records
 
 
@@ -210,7 +211,8 @@ def report(out: Path, opponents: list[Opponent], settings: dict) -> dict:
     slowest_game = (0.0, "")
     slowest_move = (0.0, "")
     peak = (0, "")
-    over_half = 0
+    over_limit = 0  # games past 95% of the clock: the judge's overheads would come next
+    thinking_sum = 0.0
     for opponent in opponents:
         folder = out / "matches" / opponent.name
         games = stored_summaries(folder) if folder.is_dir() else {}
@@ -232,7 +234,8 @@ def report(out: Path, opponents: list[Opponent], settings: dict) -> dict:
             slowest_game = max(slowest_game, (thinking, where))
             slowest_move = max(slowest_move, (float(game["slowest"][colour]["seconds"]), where))
             peak = max(peak, (int(game.get("max_rss_kib", {}).get(colour, 0)), where))
-            over_half += thinking > budget / 2
+            over_limit += thinking > OVER_LIMIT * budget
+            thinking_sum += thinking
         count = wins + draws + losses
         low, high = wilson_interval(wins + draws / 2, count)
         figures["per_opponent"][opponent.name] = {
@@ -249,7 +252,8 @@ def report(out: Path, opponents: list[Opponent], settings: dict) -> dict:
         "slowest_game": slowest_game[1],
         "slowest_move_s": round(slowest_move[0], 3),
         "slowest_move": slowest_move[1],
-        "games_over_half_the_clock": over_half,
+        "mean_game_s": round(thinking_sum / figures["games"], 3) if figures["games"] else None,
+        "games_over_95pct_of_the_clock": over_limit,
         "peak_memory_mib": round(peak[0] / 1024, 1),
         "peak_memory_game": peak[1],
     }
@@ -273,7 +277,8 @@ def report_lines(figures: dict, settings: dict) -> list[str]:
         f"bot, at {settings['time']:g} s a game: "
         f"slowest game {bot['slowest_game_s']:.2f} s ({bot['slowest_game']}), "
         f"slowest move {bot['slowest_move_s']:.3f} s ({bot['slowest_move']}), "
-        f"{bot['games_over_half_the_clock']} games past half the clock; "
+        f"mean game {'-' if bot['mean_game_s'] is None else format(bot['mean_game_s'], '.2f')} s, "
+        f"{bot['games_over_95pct_of_the_clock']} games past 95% of the clock; "
         f"peak memory {bot['peak_memory_mib']:.1f} MiB ({bot['peak_memory_game']})",
     ]
     return lines

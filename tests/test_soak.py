@@ -13,6 +13,8 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
 SCRIPT = ROOT / "scripts" / "soak.py"
 
@@ -70,6 +72,7 @@ def test_soak_killed_and_resumed_files_and_stores_every_game_once(tmp_path):
     done = subprocess.run(argv, cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     assert "already played" in done.stderr and "faults:" in done.stdout
+    thinking = []
     for name, count in (("random", 4), ("greedy", 2)):  # pairs 1 and 3 to random, 2 to greedy
         folder = out / "matches" / name
         numbers = list(range(1, count + 1))
@@ -79,12 +82,16 @@ def test_soak_killed_and_resumed_files_and_stores_every_game_once(tmp_path):
         for line in lines:
             bot = "red" if line["red"]["program"] == "bot" else "white"
             assert line["max_rss_kib"][bot] > 0 and line["thinking"][bot] < 1.5
+            thinking.append(line["thinking"][bot])
     with sqlite3.connect(db) as conn:
         assert conn.execute("SELECT COUNT(*) FROM games").fetchone()[0] == 6
         names = {row[0] for row in conn.execute("SELECT name FROM players")}
     assert {"codecup-random", "codecup-greedy"} <= names and any(n.startswith("submission-") for n in names)
     report = json.loads((out / "report.json").read_text())
     assert report["games"] == 6 and report["bot"]["peak_memory_mib"] > 0
+    assert report["bot"]["mean_game_s"] == pytest.approx(sum(thinking) / 6, abs=1e-3)
+    assert report["bot"]["slowest_game_s"] == pytest.approx(max(thinking), abs=1e-3)
+    assert report["bot"]["games_over_95pct_of_the_clock"] == sum(t > 0.95 * 1.5 for t in thinking)
     # The same command again: nothing to play, nothing stored twice.
     again = subprocess.run(argv, cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert again.returncode == 0 and "6 already played, 0 to play" in again.stderr
