@@ -40,8 +40,9 @@ def test_release_players():
         parse_player("release:0.1@0")
 
 
-def test_the_frozen_release_plays_a_legal_game_as_red_and_white():
-    release = Program.parse("release", f"{sys.executable} {RELEASES_DIR / 'tw_rl-0.1.py'} --time 2")
+@pytest.mark.parametrize("name", sorted(p.name for p in RELEASES_DIR.glob("tw_rl-*.py")))
+def test_each_frozen_release_plays_a_legal_game_as_red_and_white(name):
+    release = Program.parse("release", f"{sys.executable} {RELEASES_DIR / name} --time 2")
     rand = Program.parse("random", f"{sys.executable} -m tw_rl.codecup --player random --time 2")
     match = run_match(release, rand, games=2, time_limit=10.0, jobs=2)
     games = [match.games[n] for n in (1, 2)]
