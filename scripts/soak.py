@@ -21,6 +21,9 @@ atomically as it ends) and ``report.json``. Each game is also stored in the resu
 ``tw_rl.rating.referee_import`` (the record replayed first), so ``tw-rl evaluate --games 0``
 rates the submission with them. On a restart the results lines are rebuilt from the game
 records and every game not yet in the database is stored, then the missing games are played.
+One soak works in a folder at a time (``soak/.lock``, released by the kernel even when the
+soak is killed): a second is refused in one line, and its ``--games 0`` prints the figures
+filed so far without writing anything.
 
 Reported: per opponent the wins, draws, losses and score with a Wilson 95% interval; faults
 by kind and program; the bot's largest thinking time per game and per move (with the game),
@@ -33,6 +36,7 @@ turns): the clock is wall time, so more jobs than free cores inflate the measure
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import shlex
@@ -48,7 +52,7 @@ from tw_rl.codecup.evaluation import DEFAULT_WEIGHTS
 from tw_rl.config import EvaluateConfig, RefereeConfig
 from tw_rl.core.rules import Rules
 from tw_rl.export.submission import SubmissionError, build_submission
-from tw_rl.files import append_line, file_sha256, write_atomic
+from tw_rl.files import FolderInUse, append_line, file_sha256, folder_lock, write_atomic
 from tw_rl.rating.player_specs import ArenaError, PlayerSpec, parse_player
 from tw_rl.rating.referee_import import import_referee
 from tw_rl.rating.results_db import ResultsDB, ResultsDBError
@@ -162,20 +166,23 @@ def game_numbers(total: int, count: int) -> list[list[int]]:
     return numbers
 
 
-def stored_summaries(folder: Path) -> dict[int, dict]:
+def stored_summaries(folder: Path, repair: bool = True) -> dict[int, dict]:
     """The games filed in a match folder, by number, read from the records themselves (each
     record's last line is its summary); ``results.jsonl`` is rebuilt from them, so a game whose
-    results line a kill cut off is counted once and only once."""
+    results line a kill cut off is counted once and only once. ``repair=False`` (the folder's
+    soak is still running) only reads: nothing is deleted or rewritten."""
     games = {}
     for path in sorted(folder.glob("game-*.txt")):
         try:
             summary = json.loads(path.read_text(encoding="utf-8").splitlines()[-1].removeprefix("# "))
             games[int(summary["game"])] = summary
         except (ValueError, KeyError, IndexError, OSError):
-            print(f"warning: {path} is not a whole game record; it will be played again", file=sys.stderr)
-            path.unlink(missing_ok=True)
-    lines = "".join(json.dumps(games[n]) + "\n" for n in sorted(games))
-    write_atomic(folder / "results.jsonl", lines)
+            if repair:
+                print(f"warning: {path} is not a whole game record; it will be played again", file=sys.stderr)
+                path.unlink(missing_ok=True)
+    if repair:
+        lines = "".join(json.dumps(games[n]) + "\n" for n in sorted(games))
+        write_atomic(folder / "results.jsonl", lines)
     return games
 
 
@@ -204,8 +211,9 @@ def play_one(
     return folder, number, result
 
 
-def report(out: Path, opponents: list[Opponent], settings: dict) -> dict:
-    """Figures of every filed game: results per opponent, faults, the bot's time and memory."""
+def report(out: Path, opponents: list[str], settings: dict, running: bool = False) -> dict:
+    """Figures of every filed game: results per opponent (their folder names), faults, the
+    bot's time and memory; written to ``report.json`` unless the soak is ``running``."""
     budget = float(settings["time"])
     figures: dict = {"games": 0, "per_opponent": {}, "faults": {}, "bot": {}}
     slowest_game = (0.0, "")
@@ -214,11 +222,11 @@ def report(out: Path, opponents: list[Opponent], settings: dict) -> dict:
     over_limit = 0  # games past 95% of the clock: the judge's overheads would come next
     thinking_sum = 0.0
     for opponent in opponents:
-        folder = out / "matches" / opponent.name
-        games = stored_summaries(folder) if folder.is_dir() else {}
+        folder = out / "matches" / opponent
+        games = stored_summaries(folder, repair=not running) if folder.is_dir() else {}
         wins = draws = losses = 0
         for number, game in sorted(games.items()):
-            where = f"{opponent.name} game {number}"
+            where = f"{opponent} game {number}"
             colour = "red" if game["red"]["program"] == BOT else "white"
             if game["winner"] == BOT:
                 wins += 1
@@ -227,7 +235,7 @@ def report(out: Path, opponents: list[Opponent], settings: dict) -> dict:
             else:
                 losses += 1
             if game["fault"]:
-                who = "bot" if game["fault"]["program"] == BOT else opponent.name
+                who = "bot" if game["fault"]["program"] == BOT else opponent
                 key = f"{game['fault']['kind']} by {who}"
                 figures["faults"][key] = figures["faults"].get(key, 0) + 1
             thinking = float(game["thinking"][colour])
@@ -238,7 +246,7 @@ def report(out: Path, opponents: list[Opponent], settings: dict) -> dict:
             thinking_sum += thinking
         count = wins + draws + losses
         low, high = wilson_interval(wins + draws / 2, count)
-        figures["per_opponent"][opponent.name] = {
+        figures["per_opponent"][opponent] = {
             "games": count,
             "wins": wins,
             "draws": draws,
@@ -257,7 +265,8 @@ def report(out: Path, opponents: list[Opponent], settings: dict) -> dict:
         "peak_memory_mib": round(peak[0] / 1024, 1),
         "peak_memory_game": peak[1],
     }
-    write_atomic(out / REPORT, json.dumps({"settings": settings, **figures}, indent=2) + "\n")
+    if not running:
+        write_atomic(out / REPORT, json.dumps({"settings": settings, **figures}, indent=2) + "\n")
     return figures
 
 
@@ -288,6 +297,37 @@ def soak(args: argparse.Namespace) -> int:
     if args.games < 0 or args.jobs < 1 or not args.time > 0 or args.memory < 0:
         raise SoakError("--games and --memory must be >= 0, --jobs >= 1 and --time positive")
     out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    with contextlib.ExitStack() as stack:
+        try:
+            stack.enter_context(folder_lock(out))
+        except FolderInUse as err:
+            if args.games == 0:
+                return report_while_running(out)
+            raise SoakError(
+                f"{out} is in use by another soak (pid {err.pid}); wait for it to end "
+                "(--games 0 reports what it has filed so far)"
+            ) from None
+        return soak_locked(args, out)
+
+
+def report_while_running(out: Path) -> int:
+    """The report of a folder whose soak is still playing: read only, from its settings."""
+    settings_path = out / SETTINGS
+    try:
+        settings = json.loads(settings_path.read_text(encoding="utf-8"))
+        opponents = list(settings["opponents"])
+    except (OSError, ValueError, KeyError, TypeError) as err:
+        raise SoakError(f"{settings_path} cannot be read ({err})") from None
+    figures = report(out, opponents, settings, running=True)
+    for line in report_lines(figures, settings):
+        print(line)
+    print(f"(the soak in {out} is still running: figures so far, nothing written)", file=sys.stderr)
+    return 0
+
+
+def soak_locked(args: argparse.Namespace, out: Path) -> int:
+    """The soak, with the folder's lock held."""
     submission, opponents, settings = prepare(args)
     rules = Rules(6, "codecup")
     bot = Program.parse(BOT, settings["bot"])
@@ -353,7 +393,7 @@ def soak(args: argparse.Namespace) -> int:
             bar.close()
     finally:
         db.close()
-    figures = report(out, opponents, settings)
+    figures = report(out, [o.name for o in opponents], settings)
     for line in report_lines(figures, settings):
         print(line)
     if interrupted:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import os
 import signal
 import sqlite3
 import subprocess
@@ -101,4 +102,19 @@ def test_soak_killed_and_resumed_files_and_stores_every_game_once(tmp_path):
     other = subprocess.run([*argv, "--time", "2"], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert other.returncode == 2 and other.stderr.startswith("error: ") and "time" in other.stderr
     assert other.stderr.count("\n") == 1
+    # While a soak holds the folder (here: this test), a second one is refused in one line and
+    # --games 0 reports what is filed without writing anything.
+    from tw_rl.files import folder_lock
+
+    report_before = (out / "report.json").read_bytes()
+    with folder_lock(out):
+        busy = subprocess.run(argv, cwd=ROOT, capture_output=True, text=True, timeout=120)
+        assert busy.returncode == 2 and busy.stderr.count("\n") == 1
+        assert f"is in use by another soak (pid {os.getpid()})" in busy.stderr
+        peek = subprocess.run([*argv, "--games", "0"], cwd=ROOT, capture_output=True, text=True, timeout=120)
+        assert peek.returncode == 0 and "still running" in peek.stderr
+        games = {line.split()[0]: int(line.split()[1]) for line in peek.stdout.splitlines()[1:3]}
+        assert games == {"random": 4, "greedy": 2}
+        assert "faults:" in peek.stdout and "mean game" in peek.stdout
+    assert (out / "report.json").read_bytes() == report_before
     assert living(str(out)) == []

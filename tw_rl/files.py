@@ -9,7 +9,8 @@ that does not read back as written never replaces anything. A process killed whi
 leaves its temporary file (``.NAME.XXXXXXXX.tmp``, never read as data);
 ``remove_temporaries`` clears them when the owner starts again. Line logs (``append_line``)
 get whole lines in one write; ``drop_partial_line`` removes the cut-off tail of one killed
-while writing.
+while writing. ``folder_lock`` keeps a second process out of a folder one process is writing
+(a training run, a soak).
 """
 
 from __future__ import annotations
@@ -122,3 +123,40 @@ def file_sha256(path: str | os.PathLike) -> str:
         for block in iter(lambda: handle.read(1 << 20), b""):
             digest.update(block)
     return digest.hexdigest()
+
+
+LOCK_FILE = ".lock"
+
+
+class FolderInUse(OSError):
+    """Another process holds the folder's lock (``pid``: the holder's, or "?")."""
+
+    def __init__(self, folder: Path, pid: str):
+        super().__init__(f"{folder} is in use by another process (pid {pid})")
+        self.folder = folder
+        self.pid = pid
+
+
+@contextlib.contextmanager
+def folder_lock(folder: str | os.PathLike) -> Iterator[None]:
+    """Hold ``<folder>/.lock`` (an flock, which the kernel releases when the holder ends, killed
+    or not, so a stale lock never blocks a restart); FolderInUse if another process holds it.
+    The file keeps the holder's pid for the message. Without fcntl (not POSIX): no lock."""
+    try:
+        import fcntl
+    except ImportError:
+        yield
+        return
+    folder = Path(folder)
+    fd = os.open(folder / LOCK_FILE, os.O_RDWR | os.O_CREAT, 0o666)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            holder = os.pread(fd, 32, 0).decode(errors="replace").strip() or "?"
+            raise FolderInUse(folder, holder) from None
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, str(os.getpid()).encode(), 0)
+        yield
+    finally:
+        os.close(fd)

@@ -34,7 +34,6 @@ import contextlib
 import dataclasses
 import json
 import logging
-import os
 import sys
 import time
 import warnings
@@ -51,7 +50,14 @@ from tw_rl.cluster import ray_installed
 from tw_rl.config import ConfigError, NetConfig, TrainConfig
 from tw_rl.core.baselines import BASELINES
 from tw_rl.core.rules import Rules
-from tw_rl.files import append_line, drop_partial_line, remove_temporaries, write_atomic
+from tw_rl.files import (
+    FolderInUse,
+    append_line,
+    drop_partial_line,
+    folder_lock,
+    remove_temporaries,
+    write_atomic,
+)
 from tw_rl.training.checkpoint import (
     CheckpointError,
     checkpoint_path,
@@ -70,7 +76,6 @@ from tw_rl.training.selfplay import play_games, search_config
 log = logging.getLogger(__name__)
 LOG_FILE = "train.log"  # in the run folder
 METRICS_FILE = "metrics.jsonl"
-LOCK_FILE = ".lock"
 LOG_FORMAT = "[%(asctime)s] %(message)s"
 SHOWN = {  # metrics -> their name in the line a generation logs
     "selfplay/games": "games",
@@ -169,28 +174,17 @@ def check_config(cfg: TrainConfig) -> None:
 
 @contextlib.contextmanager
 def run_lock(run_dir: Path) -> Iterator[None]:
-    """Hold ``<run_dir>/.lock`` (an flock, released by the kernel even when the process is
-    killed) while a run works in the folder; ConfigError if another process holds it."""
-    try:
-        import fcntl
-    except ImportError:  # not POSIX: no lock
-        yield
-        return
-    fd = os.open(run_dir / LOCK_FILE, os.O_RDWR | os.O_CREAT, 0o666)
-    try:
+    """Hold the run folder's lock (``tw_rl.files.folder_lock``) while a run works in it;
+    ConfigError if another process holds it."""
+    with contextlib.ExitStack() as stack:
         try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            holder = os.pread(fd, 32, 0).decode(errors="replace").strip() or "?"
+            stack.enter_context(folder_lock(run_dir))
+        except FolderInUse as err:
             raise ConfigError(
-                f"{run_dir} is in use by another training process (pid {holder}); "
+                f"{run_dir} is in use by another training process (pid {err.pid}); "
                 "wait for it to end or choose another run folder"
             ) from None
-        os.ftruncate(fd, 0)
-        os.pwrite(fd, str(os.getpid()).encode(), 0)
         yield
-    finally:
-        os.close(fd)
 
 
 def train(cfg: TrainConfig) -> dict:
