@@ -68,9 +68,10 @@ USAGE = (
 )
 # Frozen released submissions (``release:VERSION``): in the source checkout, beside the package.
 RELEASES_DIR = Path(__file__).resolve().parents[2] / "baselines"
-_NAME_PREFIX = re.compile(
-    r"^([A-Za-z0-9_.+\-/~]+)=(?=(?:" + "|".join(map(re.escape, [*PREFIXES, *BASELINE_NAMES])) + r")\b)"
+_NAME_PREFIX = re.compile(  # NAME=SPEC; the name is checked against _NAME
+    r"^([^=:]+)=(?=(?:" + "|".join(map(re.escape, [*PREFIXES, *BASELINE_NAMES])) + r")\b)"
 )
+_NAME = re.compile(r"[A-Za-z0-9_.+\-/~]+")
 
 
 class ArenaError(ValueError):
@@ -330,6 +331,10 @@ def _from_text(text: str, simulations: int) -> list[PlayerSpec]:
     name = ""
     match = _NAME_PREFIX.match(text)
     if match:
+        if not _NAME.fullmatch(match.group(1)):
+            raise ArenaError(
+                f"player {text!r}: the name {match.group(1)!r} may only use letters, digits and _ . + - / ~"
+            )
         name, text = match.group(1), text[match.end() :]
     word, colon, rest = text.partition(":")
     if not colon and word.split("@")[0] in BASELINE_NAMES:
@@ -353,9 +358,6 @@ def _from_text(text: str, simulations: int) -> list[PlayerSpec]:
         return [_release_spec(rest, name)]
     if kind == "program":
         return [program_spec(rest, name)]
-    named, equals, spec = text.partition("=")
-    if equals and not name and spec.partition(":")[0].split("@")[0] in (*PREFIXES, *BASELINE_NAMES):
-        raise ArenaError(f"player {text!r}: the name {named!r} may only use letters, digits and _ . + - / ~")
     raise ArenaError(f"player {text!r} is not understood; {USAGE}")
 
 
