@@ -114,8 +114,7 @@ def cores() -> int:
 
 def prepare(args: argparse.Namespace) -> tuple[Path, list[Opponent], dict]:
     """The submission, the opponents and the settings; ``soak.json`` written or matched."""
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
+    out = Path(args.out)  # made, and locked, by soak()
     settings_path = out / SETTINGS
     old = json.loads(settings_path.read_text()) if settings_path.is_file() else None
     if args.submission:

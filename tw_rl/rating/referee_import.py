@@ -125,10 +125,9 @@ def import_referee(
         if db.holds_game(row):
             report.skipped += 1
             continue
-        if db.add_game(row) is None:
+        while db.add_game(row) is None:
             # Its slot holds another match's game (another seed, the same opening number): the
-            # game is kept under an opening number of its own.
+            # game takes an opening number no game of the pair uses yet.
             row.opening = db.next_opening(row.red, row.white, size)
-            db.add_game(row)
         report.added += 1
     return report
