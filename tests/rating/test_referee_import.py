@@ -81,6 +81,29 @@ def test_a_second_match_with_another_seed_is_stored_beside_the_first(tmp_path, m
         assert len(db.games()) == 8
 
 
+def test_two_games_of_one_match_alike_move_for_move_are_both_stored(tmp_path, match):
+    """Strong bots can play one opening twice, move for move the same (the soak met it): each
+    game counts, and importing the match again still adds nothing."""
+    import shutil
+
+    folder = tmp_path / "repeat"
+    shutil.copytree(match, folder)
+    lines = (folder / "results.jsonl").read_text().splitlines()
+    for number, line in enumerate(lines[:2], start=len(lines) + 1):
+        game = json.loads(line)
+        shutil.copy(folder / f"game-{game['game']:05d}.txt", folder / f"game-{number:05d}.txt")
+        game["game"], game["opening"] = number, game["opening"] + 2
+        lines.append(json.dumps(game))
+    (folder / "results.jsonl").write_text("\n".join(lines) + "\n")
+    specs = parse_players([f"steady=program:{_command()}"])
+    with ResultsDB(tmp_path / "r.sqlite") as db:
+        report = import_referee(db, folder, specs)
+        assert (report.added, report.skipped, report.damaged) == (6, 0, 0)
+        assert len(db.games()) == 6
+        again = import_referee(db, folder, specs)
+        assert (again.added, again.skipped) == (0, 6) and len(db.games()) == 6
+
+
 def test_damaged_games_are_left_out_with_a_warning(tmp_path, match):
     copy = tmp_path / "copy"
     copy.mkdir()

@@ -122,12 +122,15 @@ def import_referee(
             fault,
         )
         row = game_row(played, ids[0], ids[1], rules, int(game["seed"]), f"referee:{folder}")
-        if db.holds_game(row):
-            report.skipped += 1
-            continue
-        while db.add_game(row) is None:
-            # Its slot holds another match's game (another seed, the same opening number): the
-            # game takes an opening number no game of the pair uses yet.
-            row.opening = db.next_opening(row.red, row.white, size)
+        if db.add_game(row) is None:
+            # Its slot is taken: by this very game (imported before, here or, when it was moved,
+            # under another number), or by another match's game (another seed, the same opening
+            # number). Only the slot decides, never the moves alone: two games of one match can
+            # be move for move the same (strong bots from the same opening) and both count.
+            if db.holds_game(row):
+                report.skipped += 1
+                continue
+            while db.add_game(row) is None:
+                row.opening = db.next_opening(row.red, row.white, size)
         report.added += 1
     return report
