@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import shlex
+import shutil
 import sys
 from pathlib import Path
 
@@ -84,8 +85,6 @@ def test_a_second_match_with_another_seed_is_stored_beside_the_first(tmp_path, m
 def test_two_games_of_one_match_alike_move_for_move_are_both_stored(tmp_path, match):
     """Strong bots can play one opening twice, move for move the same (the soak met it): each
     game counts, and importing the match again still adds nothing."""
-    import shutil
-
     folder = tmp_path / "repeat"
     shutil.copytree(match, folder)
     lines = (folder / "results.jsonl").read_text().splitlines()
