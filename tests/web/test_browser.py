@@ -197,3 +197,26 @@ def test_step_through_stored_games_with_the_heat_map(server, page):
     page.fill("#record", "E4\nQ99\n")
     page.click("#open-record")
     page.wait_for_selector("#message.error:has-text('start: white')")
+
+
+def test_a_late_analysis_leaves_a_newer_error_in_view(server, page):
+    """An analysis answer that arrives after a record failed to open neither clears the error
+    nor draws over the position (CI once met this race: the error was wiped)."""
+    held = []
+    page.route("**/analysis/**", lambda route: held.append(route))
+    page.goto(server)
+    page.wait_for_selector("g.cell")
+    page.click("#tab-study")
+    page.fill("#record", record_text(9))
+    page.click("#open-record")
+    page.wait_for_function("() => document.getElementById('study-title').textContent === 'pasted record'")
+    page.wait_for_function("() => document.getElementById('analysis').textContent.startsWith('Analysing')")
+    page.fill("#record", "E4\nQ99\n")
+    page.click("#open-record")
+    page.wait_for_selector("#message.error:has-text('start: white')")
+    assert held, "the analysis request was not made"
+    for route in held:
+        route.continue_()
+    page.wait_for_selector("#analysis:has-text('Value for')")
+    assert "start: white" in page.inner_text("#message")
+    assert "error" in page.get_attribute("#message", "class")

@@ -268,7 +268,10 @@ async function gotoPly(k) {
   page.ply = k;
   $("ply").value = k;
   try {
-    page.studyPosition = await api("GET", "/api/study/" + page.study.id + "/ply/" + k);
+    const study = page.study;
+    const position = await api("GET", "/api/study/" + study.id + "/ply/" + k);
+    if (study !== page.study || k !== page.ply) return; // a newer step was asked for meanwhile
+    page.studyPosition = position;
     const move = k > 0 ? " after " + page.study.moves[k - 1] : " (start)";
     $("ply-label").textContent = "ply " + k + " of " + page.study.plies + move;
     $("status").textContent = page.studyPosition.status;
@@ -286,11 +289,12 @@ async function analyse() {
     box.textContent = "Choose a checkpoint to see its policy and value.";
     return;
   }
+  const study = page.study;
   const ply = page.ply;
   box.textContent = "Analysing with " + checkpoint + "…";
   try {
-    const a = await api("GET", "/api/study/" + page.study.id + "/analysis/" + ply + "?checkpoint=" + encodeURIComponent(checkpoint));
-    if (ply !== page.ply) return; // the person moved on meanwhile
+    const a = await api("GET", "/api/study/" + study.id + "/analysis/" + ply + "?checkpoint=" + encodeURIComponent(checkpoint));
+    if (study !== page.study || ply !== page.ply) return; // the person moved on meanwhile
     a.ply = ply;
     page.analysis = a;
     if (a.value === null) {
@@ -301,9 +305,11 @@ async function analyse() {
         "; policy's first choice " + a.best + (a.pass > 0.01 ? "; pass " + Math.round(a.pass * 100) + "%" : "") +
         " (" + a.checkpoint + ": " + a.note + ")";
     }
-    say("");
+    // The page's message line is left alone: it may hold a newer error (a record that could
+    // not be opened while this answer was on its way).
     redraw();
   } catch (err) {
+    if (study !== page.study || ply !== page.ply) return;
     page.analysis = null;
     box.textContent = "No analysis: " + err.message; // shown beside the position, which stays
     redraw();
