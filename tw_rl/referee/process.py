@@ -17,18 +17,16 @@ pipe, not the referee's memory filled); a line longer than ``MAX_LINE`` is garba
 allocating without bound fails (a crash) instead of taking the machine's memory. On Linux a
 program also gets SIGKILL when the referee thread that started it dies (``PR_SET_PDEATHSIG``),
 so a referee killed outright leaves no program running (a program's own children still see
-their pipes close).
+their pipes close). These limits are set by ``launcher.py``, which the referee starts in the
+program's place and which then execs the program (no Python code runs between fork and exec
+in the threaded referee).
 """
 
 from __future__ import annotations
 
 import contextlib
-import ctypes
-import ctypes.util
-import functools
 import os
 import queue
-import resource
 import shlex
 import shutil
 import signal
@@ -187,39 +185,14 @@ def vm_hwm_kib(pid: int) -> int:
     return 0
 
 
-def _find_prctl():
-    """libc's prctl (Linux), looked up once here: never in a forked child."""
-    if not sys.platform.startswith("linux"):
-        return None
-    try:
-        return ctypes.CDLL(ctypes.util.find_library("c") or None, use_errno=True).prctl
-    except (OSError, AttributeError):
-        return None
+LAUNCHER = Path(__file__).with_name("launcher.py")
 
 
-_PRCTL = _find_prctl()
-PR_SET_PDEATHSIG = 1
-
-
-def _set_limit(which: int, limit_bytes: int) -> None:
-    """Lower a resource limit to ``limit_bytes`` (never above a hard limit already set)."""
-    _, hard = resource.getrlimit(which)
-    if hard != resource.RLIM_INFINITY:
-        limit_bytes = min(limit_bytes, hard)
-    resource.setrlimit(which, (limit_bytes, limit_bytes))
-
-
-def _child_setup(limit_bytes: int, parent: int, file_limit_bytes: int) -> None:
-    """In the child, between fork and exec: die with the referee's thread that started it, cap
-    its address space and the size of the files it writes (both inherited by its children)."""
-    if _PRCTL is not None:
-        _PRCTL(PR_SET_PDEATHSIG, signal.SIGKILL)
-        if os.getppid() != parent:  # the referee died before the line above took effect
-            os._exit(1)
-    if limit_bytes > 0:
-        _set_limit(resource.RLIMIT_AS, limit_bytes)
-    if file_limit_bytes > 0:
-        _set_limit(resource.RLIMIT_FSIZE, file_limit_bytes)
+def launch_argv(argv: list[str], memory_mb: int) -> list[str]:
+    """The command that starts ``argv`` through the launcher: death with the referee's thread,
+    the address-space limit (``memory_mb`` > 0) and the file-size limit set before its exec."""
+    limits = [str(os.getpid()), str(max(0, memory_mb) << 20), str(FILE_LIMIT_BYTES)]
+    return [sys.executable, "-I", "-S", str(LAUNCHER), *limits, "--", *argv]
 
 
 class Answer(NamedTuple):
@@ -250,16 +223,14 @@ class PlayerProcess:
         self.reader: threading.Thread | None = None
         self.pipe = ""  # "pipe:[inode]" of its output, to find processes still holding it
         self._closing = threading.Event()
-        preexec = functools.partial(_child_setup, max(0, memory_mb) << 20, os.getpid(), FILE_LIMIT_BYTES)
         try:
             self.proc = subprocess.Popen(
-                program.argv,
+                launch_argv(program.argv, memory_mb),
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=self.stderr,
                 bufsize=0,
                 start_new_session=True,
-                preexec_fn=preexec,
             )
         except (OSError, subprocess.SubprocessError) as err:
             reason = getattr(err, "strerror", None) or err
