@@ -313,3 +313,33 @@ def test_ctrl_c_kills_every_program_and_keeps_the_summary(tmp_path):
     summary = json.loads((out / "summary.json").read_text())
     assert summary["interrupted"] and summary["games_finished"] == 0
     assert not list(out.glob("game-*"))
+
+
+def test_ctrl_c_that_lands_on_a_game_thread_still_stops_the_match_at_once():
+    """The kernel may hand a process's SIGINT to any thread; the main thread must still notice
+    it while the games go on (CI once saw a referee that ignored Ctrl-C until a game ended)."""
+    import threading
+
+    from tw_rl.referee.match import play_parallel
+    from tw_rl.referee.process import Cancel, MatchInterrupted
+
+    cancel = Cancel()
+    seen_cancel = []
+    both_playing = threading.Barrier(2, timeout=30)
+
+    def game(signal_self: bool) -> str:
+        both_playing.wait()
+        if signal_self:
+            time.sleep(0.2)  # the main thread is past the submissions, waiting for a result
+            signal.pthread_kill(threading.get_ident(), signal.SIGINT)
+        for _ in range(400):  # 20 s unless the cancel comes
+            if cancel.is_set():
+                seen_cancel.append(signal_self)
+                raise MatchInterrupted
+            time.sleep(0.05)
+        return "played out"
+
+    finished = []
+    with pytest.raises(KeyboardInterrupt):
+        play_parallel([lambda: game(True), lambda: game(False)], 2, cancel, finished.append)
+    assert sorted(seen_cancel) == [False, True] and finished == []

@@ -15,7 +15,7 @@ import os
 import sys
 import threading
 from collections.abc import Callable, Sequence
-from concurrent.futures import Future, ThreadPoolExecutor, as_completed
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TypeVar
@@ -29,7 +29,7 @@ from tw_rl.core.rules import Rules
 from tw_rl.core.state import COLOUR_NAMES, RED, WHITE
 from tw_rl.files import write_atomic
 from tw_rl.referee.game import GameResult, draw_opening, play_game
-from tw_rl.referee.process import Cancel, MatchInterrupted, Program, RefereeError
+from tw_rl.referee.process import POLL_S, Cancel, MatchInterrupted, Program, RefereeError
 
 Z95 = 1.959963984540054  # the two-sided 95% normal quantile
 GAME_FILE = "game-{:05d}.txt"
@@ -253,11 +253,16 @@ def play_parallel(
 
     try:
         futures = [executor.submit(game) for game in games]
-        for future in as_completed(futures):
-            try:
-                hand(future)
-            except MatchInterrupted:
-                continue
+        pending = set(futures)
+        while pending:
+            # A wait with a timeout, not one without: Ctrl-C is handled by the main thread only
+            # when it runs, and the kernel may deliver the signal to a game's thread instead.
+            done, pending = wait(pending, timeout=POLL_S, return_when=FIRST_COMPLETED)
+            for future in (f for f in futures if f in done):
+                try:
+                    hand(future)
+                except MatchInterrupted:
+                    continue
     except BaseException:
         cancel.set()
         executor.shutdown(wait=True, cancel_futures=True)
