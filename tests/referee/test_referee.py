@@ -272,7 +272,17 @@ def test_cli_refuses_a_folder_with_results(tmp_path):
     assert code == 2 and "already holds results" in stderr
 
 
-def test_ctrl_c_kills_every_program_and_keeps_the_summary(tmp_path):
+@pytest.fixture
+def ctrl_c_heard():
+    """Ctrl-C raises KeyboardInterrupt here and in the programs started meanwhile, even when the
+    suite was started with SIGINT ignored (a shell's background job, ``cmd &``, is): an ignored
+    signal stays ignored across exec, and Python then installs no handler for it."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, previous)
+
+
+def test_ctrl_c_kills_every_program_and_keeps_the_summary(tmp_path, ctrl_c_heard):
     pidfile, out = tmp_path / "pids", tmp_path / "m"
     argv = [
         sys.executable,
@@ -315,7 +325,7 @@ def test_ctrl_c_kills_every_program_and_keeps_the_summary(tmp_path):
     assert not list(out.glob("game-*"))
 
 
-def test_ctrl_c_that_lands_on_a_game_thread_still_stops_the_match_at_once():
+def test_ctrl_c_that_lands_on_a_game_thread_still_stops_the_match_at_once(ctrl_c_heard):
     """The kernel may hand a process's SIGINT to any thread; the main thread must still notice
     it while the games go on (CI once saw a referee that ignored Ctrl-C until a game ended)."""
     import threading
