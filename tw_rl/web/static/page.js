@@ -15,6 +15,7 @@ const page = {
   ply: 0,
   studyPosition: null,
   analysis: null,
+  analysisAsked: 0, // how many analyses were asked for; only the newest answer is shown
   busy: false,
 };
 
@@ -285,16 +286,18 @@ async function gotoPly(k) {
 async function analyse() {
   const checkpoint = $("checkpoint").value.trim();
   const box = $("analysis");
+  const asked = ++page.analysisAsked;
   if (!checkpoint) {
     box.textContent = "Choose a checkpoint to see its policy and value.";
+    page.analysis = null;
+    redraw();
     return;
   }
-  const study = page.study;
   const ply = page.ply;
   box.textContent = "Analysing with " + checkpoint + "…";
   try {
-    const a = await api("GET", "/api/study/" + study.id + "/analysis/" + ply + "?checkpoint=" + encodeURIComponent(checkpoint));
-    if (study !== page.study || ply !== page.ply) return; // the person moved on meanwhile
+    const a = await api("GET", "/api/study/" + page.study.id + "/analysis/" + ply + "?checkpoint=" + encodeURIComponent(checkpoint));
+    if (asked !== page.analysisAsked) return; // the person moved on (ply, study or checkpoint) meanwhile
     a.ply = ply;
     page.analysis = a;
     if (a.value === null) {
@@ -309,7 +312,7 @@ async function analyse() {
     // not be opened while this answer was on its way).
     redraw();
   } catch (err) {
-    if (study !== page.study || ply !== page.ply) return;
+    if (asked !== page.analysisAsked) return;
     page.analysis = null;
     box.textContent = "No analysis: " + err.message; // shown beside the position, which stays
     redraw();
