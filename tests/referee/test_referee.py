@@ -327,7 +327,7 @@ def test_ctrl_c_kills_every_program_and_keeps_the_summary(tmp_path, ctrl_c_heard
 
 def test_ctrl_c_that_lands_on_a_game_thread_still_stops_the_match_at_once(ctrl_c_heard):
     """The kernel may hand a process's SIGINT to any thread; the main thread must still notice
-    it while the games go on (CI once saw a referee that ignored Ctrl-C until a game ended)."""
+    it while the games go on, not only once a game has ended."""
     import threading
 
     from tw_rl.referee.match import play_parallel
@@ -335,12 +335,12 @@ def test_ctrl_c_that_lands_on_a_game_thread_still_stops_the_match_at_once(ctrl_c
 
     cancel = Cancel()
     seen_cancel = []
-    both_playing = threading.Barrier(2, timeout=30)
+    submitted = threading.Event()
 
     def game(signal_self: bool) -> str:
-        both_playing.wait()
         if signal_self:
-            time.sleep(0.2)  # the main thread is past the submissions, waiting for a result
+            assert submitted.wait(30)  # a Ctrl-C during the submissions is another case
+            time.sleep(0.2)  # let the main thread go to sleep waiting for a result
             signal.pthread_kill(threading.get_ident(), signal.SIGINT)
         for _ in range(400):  # 20 s unless the cancel comes
             if cancel.is_set():
@@ -349,7 +349,12 @@ def test_ctrl_c_that_lands_on_a_game_thread_still_stops_the_match_at_once(ctrl_c
             time.sleep(0.05)
         return "played out"
 
+    def games():
+        yield lambda: game(True)
+        yield lambda: game(False)
+        submitted.set()  # play_parallel asked for more: both games are submitted
+
     finished = []
     with pytest.raises(KeyboardInterrupt):
-        play_parallel([lambda: game(True), lambda: game(False)], 2, cancel, finished.append)
+        play_parallel(games(), 2, cancel, finished.append)
     assert sorted(seen_cancel) == [False, True] and finished == []

@@ -14,7 +14,7 @@ import math
 import os
 import sys
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -230,7 +230,7 @@ def _progress_text(stats: dict[str, ProgramStats]) -> str:
 
 
 def play_parallel(
-    games: Sequence[Callable[[], T]],
+    games: Iterable[Callable[[], T]],
     jobs: int,
     cancel: Cancel,
     finished: Callable[[T], None],
