@@ -46,17 +46,22 @@ def record():
             f.write(name + " " + str(getattr(m, "__file__", None)) + "\\n")
 atexit.register(record)
 """
-WRAPPER = BLOCK_AND_RECORD + """\
+WRAPPER = (
+    BLOCK_AND_RECORD
+    + """\
 sys.argv = sys.argv[1:]
 runpy.run_path(sys.argv[0], run_name="__main__")
 """
+)
 
 
 # A driver for a fixed search: loads a submission file without running it, installs its
 # importer, fixes the bot's search at SIMS simulations per move (the moves no longer depend on
 # the clock, so they are the same on every machine), then runs the file's own _main (weights
 # hand-over and all) with the options given. numpy, torch and an outside tw_rl are blocked.
-FIXED_SEARCH = BLOCK_AND_RECORD + """\
+FIXED_SEARCH = (
+    BLOCK_AND_RECORD
+    + """\
 g = runpy.run_path(sys.argv[1], run_name="not_main")
 g["_install"]()
 import tw_rl.codecup.players as players
@@ -68,6 +73,7 @@ players.BotPlayer.__init__ = fixed
 sys.argv = sys.argv[1:]
 g["_main"]()
 """
+)
 SIMS = 256
 
 
