@@ -26,7 +26,7 @@ from tw_rl.training.checkpoint import latest_checkpoint, load_checkpoint
 from tw_rl.training.learner import Learner, training_batch
 from tw_rl.training.loop import train
 from tw_rl.training.net import PRESETS, build_net
-from tw_rl.training.replay_buffer import ReplayWindow, Samples, read_shard, write_shard
+from tw_rl.training.replay_buffer import ReplayWindow, Samples, read_shard, shard_games, write_shard
 
 RULES = Rules(6)
 
@@ -197,6 +197,48 @@ def test_a_killed_run_resumes(tmp_path):
     first = tmp_path / "checkpoints" / "ckpt-g000000.pt"
     assert f"resumed from {first} (generation 0, step {step_after_one}); next: generation 1" in log[2]
     assert "games 2, samples " in log[3] and "vs random " in log[3]
+
+
+def test_a_run_stopped_mid_generation_by_its_time_limit_keeps_its_games_and_resumes(tmp_path):
+    """max_minutes so small that the limit passes during the first move batch: no new game
+    starts, the two games in flight are played out (one simulation a move) and written, the
+    learner takes its share of the steps, a checkpoint is written and the arena is skipped;
+    the same command then resumes with the next generation."""
+    cfg = tiny_config(tmp_path, 3)
+    cfg.search.full_search_fraction = 1.0  # the first move batch records a sample in each game
+    cfg.selfplay.games_per_generation = 6
+    cfg.learner.steps_per_generation = 6
+    cfg.learner.min_samples = 1
+    cfg.max_minutes = 1e-6
+    metrics = train(cfg)
+    assert metrics["generation"] == 0 and metrics["selfplay/partial"] is True
+    assert shard_games(tmp_path / "selfplay", 0) == 2  # the two games in flight, kept
+    assert metrics["selfplay/games"] == 2 and metrics["selfplay/samples"] >= 2
+    assert metrics["train/steps"] == 2  # 6 steps x 2 of 6 games
+    payload = load_checkpoint(tmp_path / "checkpoints" / "ckpt-g000000.pt")
+    assert payload["step"] == 2 and payload["metrics"]["selfplay/partial"] is True
+    assert "arena/vs_random" not in metrics
+    assert not (tmp_path / "checkpoints" / "ckpt-g000001.pt").exists()  # it stopped there
+    log = (tmp_path / "train.log").read_text()
+    assert "stopped early by max_minutes=1e-06 with 2 of 6 games" in log
+    assert "the same command resumes" in log
+    cfg.max_minutes = 0.0
+    metrics = train(cfg)
+    assert metrics["generation"] == 2 and "selfplay/partial" not in metrics
+    assert [shard_games(tmp_path / "selfplay", g) for g in range(3)] == [2, 6, 6]
+    assert load_checkpoint(tmp_path / "checkpoints" / "ckpt-g000002.pt")["step"] == 2 + 6 + 6
+    lines = [json.loads(line) for line in (tmp_path / "metrics.jsonl").read_text().splitlines()]
+    assert [m["generation"] for m in lines] == [0, 1, 2]
+
+
+def test_the_time_limit_is_checked_between_generations_too(tmp_path):
+    """A limit that passes during a generation's learning or arena ends the run after it."""
+    cfg = tiny_config(tmp_path, 5)
+    cfg.max_minutes = 1e-6
+    cfg.search.full_search_fraction = 1.0
+    cfg.selfplay.games_per_generation = 2  # all games start at once: the generation is whole
+    train(cfg)
+    assert sorted(p.name for p in (tmp_path / "checkpoints").glob("*.pt")) == ["ckpt-g000000.pt"]
 
 
 def test_damaged_shard_is_skipped(tmp_path):

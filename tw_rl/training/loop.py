@@ -23,6 +23,15 @@ on a folder in use stops at once with a one-line message. The log
 lines (logger ``tw_rl.training.loop``) go to the console and to ``train.log``; under Hydra,
 whose job log is ``<output dir>/train.log``, its handlers write them.
 
+``max_minutes`` is checked after every move batch of self-play, not only between generations:
+once it has passed, no new game starts, the games in flight are played out at one simulation a
+move (seconds) and written, the learner takes steps in proportion to the games the generation
+got (``selfplay/partial`` in its metrics), a checkpoint is written, a due arena is skipped, and
+the run stops; started again, it goes on with the next generation. So a run ends within about a
+generation's learning of ``max_minutes`` on any machine. (With Ray the limit is checked between
+generations only.) The first generation of every start runs even when the limit is tiny, so each
+start makes progress.
+
 Self-play runs in this process unless ``ray.address`` is set; then ``tw_rl.training.ray_selfplay`` (and
 Ray) is imported and Ray workers play the games into the same folder (one-process runs never
 import Ray).
@@ -295,28 +304,47 @@ def _train(cfg: TrainConfig, run_dir: Path, init: tuple[Path, dict] | None = Non
                 dynamic_ncols=True,
             )
         )
+        deadline = started + 60 * cfg.max_minutes if cfg.max_minutes else None
+
+        def out_of_time() -> bool:
+            return deadline is not None and time.monotonic() >= deadline
+
         for generation in range(first_generation, cfg.generations):
-            minutes = (time.monotonic() - started) / 60
-            if cfg.max_minutes and minutes >= cfg.max_minutes:
-                log.info(f"stopping after {minutes:.1f} minutes (max_minutes={cfg.max_minutes:g})")
+            # The first generation of a process always runs (it stops early if it must), so
+            # every start of a run makes progress; later ones only inside the time limit.
+            if generation > first_generation and out_of_time():
                 break
             rng = np.random.default_rng([cfg.seed, generation])
             metrics = {"generation": generation}
             generation_started = time.monotonic()
             if pool is None:
-                metrics.update(_self_play(cfg, rules, policy_value, run_dir, generation, rng, writer))
+                metrics.update(
+                    _self_play(cfg, rules, policy_value, run_dir, generation, rng, writer, out_of_time)
+                )
             else:
                 metrics.update(_self_play_on_ray(cfg, pool, net, run_dir, generation, writer))
-            metrics.update(_learn(cfg, learner, window, rng, writer, generation))
+            played = shard_games(run_dir / "selfplay", generation)
+            share = min(1.0, played / cfg.selfplay.games_per_generation)
+            if share < 1:
+                metrics["selfplay/partial"] = True  # stopped by max_minutes with fewer games
+                log.info(
+                    f"generation {generation}: stopped early by max_minutes={cfg.max_minutes:g} with "
+                    f"{played} of {cfg.selfplay.games_per_generation} games; the learner takes "
+                    f"{_steps(cfg, share)} of {cfg.learner.steps_per_generation} steps"
+                )
+            metrics.update(_learn(cfg, learner, window, rng, writer, generation, _steps(cfg, share)))
             save_checkpoint(
                 run_dir / "checkpoints",
                 generation,
                 learner.checkpoint(generation, dataclasses.asdict(cfg), metrics),
             )
             if cfg.eval.every and (generation + 1) % cfg.eval.every == 0:
-                metrics.update(
-                    _evaluate(cfg, eval_rules, policy_value, run_dir, generation, rng, writer, device)
-                )
+                if out_of_time():  # the arena would overrun the limit; the next one comes on time
+                    log.info(f"generation {generation}: arena skipped (max_minutes={cfg.max_minutes:g})")
+                else:
+                    metrics.update(
+                        _evaluate(cfg, eval_rules, policy_value, run_dir, generation, rng, writer, device)
+                    )
             now = time.monotonic()
             minutes = (now - started) / 60
             # Wall time of the run across resumes: what A/Bs at equal wall time compare.
@@ -332,7 +360,21 @@ def _train(cfg: TrainConfig, run_dir: Path, init: tuple[Path, dict] | None = Non
             bar.set_postfix(
                 {k: round(v, 3) for k, v in metrics.items() if k in ("train/policy", "arena/vs_greedy")}
             )
+            if out_of_time():
+                minutes = (time.monotonic() - started) / 60
+                log.info(
+                    f"stopping after {minutes:.1f} minutes (max_minutes={cfg.max_minutes:g}); "
+                    "the same command resumes"
+                )
+                break
     return metrics
+
+
+def _steps(cfg: TrainConfig, share: float) -> int:
+    """Gradient steps for a generation that played ``share`` of its games: as many per new
+    game as a whole generation takes (at least one), so that a generation stopped early by
+    the time limit neither overtrains its few samples nor overruns the limit by much."""
+    return max(1, round(cfg.learner.steps_per_generation * share))
 
 
 def _resume(cfg: TrainConfig, run_dir: Path, learner: Learner) -> tuple[int, dict]:
@@ -357,7 +399,7 @@ def _resume(cfg: TrainConfig, run_dir: Path, learner: Learner) -> tuple[int, dic
     return generation + 1, kept
 
 
-def _self_play(cfg, rules, policy_value, run_dir, generation, rng, writer) -> dict:
+def _self_play(cfg, rules, policy_value, run_dir, generation, rng, writer, stop=None) -> dict:
     folder = run_dir / "selfplay"
     done = shard_games(folder, generation)
     remaining = cfg.selfplay.games_per_generation - done
@@ -379,6 +421,7 @@ def _self_play(cfg, rules, policy_value, run_dir, generation, rng, writer) -> di
         rng,
         store,
         chunk_games=max(1, cfg.selfplay.parallel_games // 4),
+        stop=stop,
     )
     out = _selfplay_metrics(stats, stats.seconds, policy_value.evaluations - evaluations_before)
     for key, value in out.items():
@@ -415,22 +458,23 @@ def _selfplay_metrics(stats, seconds: float, evaluations: int) -> dict:
     }
 
 
-def _learn(cfg, learner: Learner, window: ReplayWindow, rng, writer, generation) -> dict:
+def _learn(cfg, learner: Learner, window: ReplayWindow, rng, writer, generation, steps: int) -> dict:
     available = window.refresh()
     writer.add_scalar("train/replay_samples", available, generation)
     if available < cfg.learner.min_samples:
         return {"train/replay_samples": available}
     start = time.perf_counter()
     totals: dict[str, float] = {}
-    for _ in range(cfg.learner.steps_per_generation):
+    for _ in range(steps):
         parts = learner.train_step(window.sample(cfg.learner.batch_size, rng), rng)
         for key, value in parts.items():
             totals[key] = totals.get(key, 0.0) + value
     seconds = max(time.perf_counter() - start, 1e-9)
-    out = {f"train/{k}": v / cfg.learner.steps_per_generation for k, v in totals.items()}
+    out = {f"train/{k}": v / steps for k, v in totals.items()}
     out["train/replay_samples"] = available
     out["train/step"] = learner.step
-    out["perf/train_samples_per_s"] = cfg.learner.steps_per_generation * cfg.learner.batch_size / seconds
+    out["train/steps"] = steps
+    out["perf/train_samples_per_s"] = steps * cfg.learner.batch_size / seconds
     for key, value in out.items():
         writer.add_scalar(key, value, generation)
     return out

@@ -13,8 +13,15 @@ network's search policy, so the samples cover what the network would play in the
 weaker player leads it into (used to widen the student's distillation data).
 
 Finished games are handed over in chunks (``on_games``), so a run that is killed loses at most
-the games in flight. Samples are stored without symmetry augmentation; the learner applies a
-random one of the 12 board symmetries to each sample it draws.
+the games in flight.
+
+A ``stop`` function (asked after every move batch) ends self-play early and quickly: once it
+says so no new game starts, and the games in flight are played out with one simulation a move
+(the network's own choice, seconds for a whole batch) without recording more samples, so the
+samples already recorded keep their real results and nothing played is lost.
+
+Samples are stored without symmetry augmentation; the learner applies a random one of the 12
+board symmetries to each sample it draws.
 """
 
 from __future__ import annotations
@@ -52,6 +59,7 @@ class SelfPlayStats:
     red_wins: int = 0
     draws: int = 0
     network_wins: int = 0  # games against an opponent: won by the network
+    stopped_early: bool = False  # ``stop`` said so: fewer games than asked for were played
 
 
 @dataclass
@@ -77,10 +85,12 @@ def play_games(
     chunk_games: int = 16,
     progress: Callable[[int], None] | None = None,
     opponent: Callable[[Rules, State, np.random.Generator], np.ndarray] | None = None,
+    stop: Callable[[], bool] | None = None,
 ) -> SelfPlayStats:
     """Play ``games`` games, ``parallel`` at a time; hand finished games to ``on_games``.
 
-    With ``opponent`` the network plays seat 0 in even-numbered games and seat 1 in odd ones."""
+    With ``opponent`` the network plays seat 0 in even-numbered games and seat 1 in odd ones.
+    ``stop`` (asked after each move batch) ends it early: see the module docstring."""
     mcts = BatchedMCTS(rules, search_config(search))
     stats = SelfPlayStats()
     start = time.perf_counter()
@@ -100,13 +110,16 @@ def play_games(
             on_games(chunk_count, Samples.concatenate(chunk))
         chunk, chunk_count = [], 0
 
+    winding_down = False
     while active.any():
         live = np.flatnonzero(active & ~state.terminated)
         full = rng.random(live.size) < search.full_search_fraction
+        if winding_down:
+            full[:] = False
         actions = np.zeros(slots, dtype=np.int64)
         if live.size:
             sub_state = state[live]
-            sims = np.where(full, search.simulations, search.cheap_simulations)
+            sims = np.where(full, search.simulations, 1 if winding_down else search.cheap_simulations)
             result = mcts.search(sub_state, policy_value, rng, simulations=sims, noise=full)
             temperature = np.where(moves_played[live] < search.temperature_moves, 1.0, 0.0)
             if search.root == "gumbel":
@@ -131,6 +144,10 @@ def play_games(
         state = rules.step(state, actions)
         moves_played[live] += 1
         stats.moves += live.size
+        if not winding_down and stop is not None and stop():
+            winding_down = True
+            stats.stopped_early = started < games or bool((active & ~state.terminated).any())
+            games = started  # no new game starts; the ones in flight are played out quickly
 
         for game in np.flatnonzero(active & state.terminated):
             samples = _finish(rules, state[game : game + 1], pending[game])
