@@ -24,15 +24,22 @@ from tw_rl.web.games import GameStore  # noqa: E402
 from .conftest import record_text  # noqa: E402
 
 
+LOCAL = "http://127.0.0.1:8000"  # the address a default server answers to
+
+
+def local_client(settings: ServerSettings | None = None) -> TestClient:
+    return TestClient(create_app(settings), raise_server_exceptions=False, base_url=LOCAL)
+
+
 @pytest.fixture
 def client():
-    with TestClient(create_app(), raise_server_exceptions=False) as c:
+    with local_client() as c:
         yield c
 
 
 @pytest.fixture
 def db_client(results_db):
-    with TestClient(create_app(ServerSettings(db=str(results_db))), raise_server_exceptions=False) as c:
+    with local_client(ServerSettings(db=str(results_db))) as c:
         yield c
 
 
@@ -111,7 +118,9 @@ def test_an_illegal_click_is_refused_with_the_rules_reason(client):
         response = client.post(f"/api/games/{view['id']}/move", json=bad)
         assert response.status_code == status
         assert any(w in response.json()["error"] for w in words.split("|"))
-    response = client.post(f"/api/games/{view['id']}/move", content=b"{not json")
+    response = client.post(
+        f"/api/games/{view['id']}/move", content=b"{not json", headers={"Content-Type": "application/json"}
+    )
     assert response.status_code == 400 and response.json()["error"] == "the request body is not JSON"
 
 
@@ -123,14 +132,14 @@ def test_pass_is_refused_while_a_placement_exists(client):
 
 def test_undo_takes_back_the_persons_move_and_the_bots_answer(client):
     view = new_game(client, seed=4)
-    assert client.post(f"/api/games/{view['id']}/undo").status_code == 409  # nothing to undo
+    assert client.post(f"/api/games/{view['id']}/undo", json={}).status_code == 409  # nothing to undo
     first = client.post(f"/api/games/{view['id']}/move", json={"move": first_legal(view)}).json()
     second = client.post(f"/api/games/{view['id']}/move", json={"move": first_legal(first)}).json()
     assert len(second["moves"]) == 4
-    undone = client.post(f"/api/games/{view['id']}/undo").json()
+    undone = client.post(f"/api/games/{view['id']}/undo", json={}).json()
     assert undone["moves"] == first["moves"] and undone["position"] == first["position"]
     assert undone["your_turn"]
-    back = client.post(f"/api/games/{view['id']}/undo").json()
+    back = client.post(f"/api/games/{view['id']}/undo", json={}).json()
     assert back["moves"] == [] and back["position"] == view["position"] and not back["can_undo"]
 
 
@@ -144,7 +153,14 @@ def test_unknown_games_and_bad_settings_get_one_line(client):
         ({"variant": "chess"}, "unknown rules"),
         ({"colour": "green"}, "colour must be red or white"),
         ({"bot": "alphago"}, "unknown bot"),
-        ({"bot": "bot@0"}, "above 0"),
+        ({"bot": "bot@0"}, "0.1 to 300 s for the whole game"),
+        ({"bot": "bot@5m"}, "seconds for the whole game as a plain number"),
+        ({"bot": "bot@1e3"}, "plain number"),
+        ({"bot": "bot@inf"}, "plain number"),
+        ({"bot": "ckpt:default@many"}, "whole number"),
+        ({"bot": "ckpt:default@0"}, "simulations must be 1 to 1000"),
+        ({"bot": 7}, "bot must be a text"),
+        ({"seed": -1}, "seed must be 0 to"),
         ({"variant": "official", "setup": "free"}, "not offered"),
         ({"size": "six"}, "whole number"),
     ]:
@@ -153,20 +169,30 @@ def test_unknown_games_and_bad_settings_get_one_line(client):
         assert words in response.json()["error"]
 
 
-def test_a_damaged_checkpoint_as_the_bot_is_refused_and_the_server_goes_on(client, tmp_path):
+def test_a_damaged_checkpoint_as_the_bot_is_refused_and_the_server_goes_on(tmp_path):
     damaged = tmp_path / "damaged.pt"
     damaged.write_bytes(DEFAULT_TEACHER.read_bytes()[:5000])
-    response = client.post("/api/games", json={"bot": f"ckpt:{damaged}@8"})
-    assert response.status_code == 400 and response.json()["error"].startswith(f"checkpoint {damaged}")
-    missing = client.post("/api/games", json={"bot": f"ckpt:{tmp_path / 'none.pt'}"})
-    assert missing.status_code == 400 and "no such file" in missing.json()["error"]
-    wrong_size = client.post("/api/games", json={"bot": "ckpt:default@4", "size": 8})
-    assert wrong_size.status_code == 400 and "board size 6" in wrong_size.json()["error"]
-    assert new_game(client)["your_turn"]
+    gone = tmp_path / "gone.pt"
+    shutil.copy(DEFAULT_TEACHER, gone)
+    with local_client(ServerSettings(checkpoints=[str(damaged), str(gone)])) as client:
+        assert client.get("/api/options").json()["checkpoints"] == ["default", "damaged", "gone"]
+        for name in ("damaged", "1"):  # by name or by number
+            response = client.post("/api/games", json={"bot": f"ckpt:{name}@8"})
+            error = response.json()["error"]
+            assert response.status_code == 400 and error.startswith("checkpoint damaged: "), error
+            assert str(tmp_path) not in error  # the page never learns where the file lives
+        gone.unlink()
+        response = client.post("/api/games", json={"bot": "ckpt:gone@8"})
+        assert response.status_code == 400 and response.json()["error"] == (
+            "checkpoint gone: the file is gone from the server"
+        )
+        wrong_size = client.post("/api/games", json={"bot": "ckpt:default@4", "size": 8})
+        assert wrong_size.status_code == 400 and "board size 6" in wrong_size.json()["error"]
+        assert new_game(client)["your_turn"]
 
 
 def test_the_checkpoint_bot_and_the_codecup_bot_play_legal_moves(client):
-    for bot in ("ckpt:default@4", "bot@0.05", "greedy"):
+    for bot in ("ckpt:default@4", "ckpt:0@4", "bot@0.5", "greedy"):
         view = new_game(client, colour="white", bot=bot, seed=8)
         assert len(view["moves"]) == 1 and view["your_turn"], bot
         assert (
@@ -257,30 +283,35 @@ def test_malformed_records_get_the_line_of_the_problem(client):
         assert response.status_code == 400, lines
         assert words in response.json()["error"], response.json()
     assert client.post("/api/study", json={"size": 6}).status_code == 400
-    assert client.post("/api/study", json={"record": "x" * 200_001}).status_code == 400
+    too_long = client.post("/api/study", json={"record": "x" * 100_001})
+    assert too_long.status_code == 400 and "the record is too long" in too_long.json()["error"]
+    too_large = client.post("/api/study", json={"record": "x" * 200_001})
+    assert too_large.status_code == 413 and "at most 200000" in too_large.json()["error"]
     assert client.get("/api/study/nope/ply/0").status_code == 404
 
 
-def test_a_damaged_checkpoint_in_the_analysis_is_one_line(client, tmp_path):
-    summary = client.post("/api/study", json={"record": record_text(2), "size": 6}).json()
+def test_a_damaged_checkpoint_in_the_analysis_is_one_line(tmp_path):
     damaged = tmp_path / "damaged.pt"
     shutil.copy(DEFAULT_TEACHER, damaged)
     damaged.write_bytes(damaged.read_bytes()[:-2000])
-    response = client.get(f"/api/study/{summary['id']}/analysis/1", params={"checkpoint": str(damaged)})
-    assert response.status_code == 400 and response.json()["error"].startswith(f"checkpoint {damaged}")
     garbage = tmp_path / "garbage.pt"
     garbage.write_bytes(b"not a checkpoint at all")
-    response = client.get(f"/api/study/{summary['id']}/analysis/1", params={"checkpoint": str(garbage)})
-    assert response.status_code == 400 and "checkpoint" in response.json()["error"]
-    assert client.get(f"/api/study/{summary['id']}/analysis/1").status_code == 200  # the default
-    # A checkpoint rewritten on disk (a run in progress) is read again, not served from memory.
     good = tmp_path / "good.pt"
     shutil.copy(DEFAULT_TEACHER, good)
-    params = {"checkpoint": str(good)}
-    assert client.get(f"/api/study/{summary['id']}/analysis/1", params=params).status_code == 200
-    good.write_bytes(b"overwritten")
-    os.utime(good, ns=(1, 1))
-    assert client.get(f"/api/study/{summary['id']}/analysis/1", params=params).status_code == 400
+    settings = ServerSettings(checkpoints=[str(damaged), str(garbage), str(good)])
+    with local_client(settings) as client:
+        summary = client.post("/api/study", json={"record": record_text(2), "size": 6}).json()
+        url = f"/api/study/{summary['id']}/analysis/1"
+        response = client.get(url, params={"checkpoint": "damaged"})
+        assert response.status_code == 400 and response.json()["error"].startswith("checkpoint damaged: ")
+        response = client.get(url, params={"checkpoint": "2"})
+        assert response.status_code == 400 and response.json()["error"].startswith("checkpoint garbage: ")
+        assert client.get(url).status_code == 200  # the default
+        # A checkpoint rewritten on disk (a run in progress) is read again, not served from memory.
+        assert client.get(url, params={"checkpoint": "good"}).status_code == 200
+        good.write_bytes(b"overwritten")
+        os.utime(good, ns=(1, 1))
+        assert client.get(url, params={"checkpoint": "good"}).status_code == 400
 
 
 def test_an_unexpected_failure_is_a_500_and_the_server_goes_on(client, monkeypatch):

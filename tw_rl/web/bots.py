@@ -1,30 +1,32 @@
 """The page's opponents, named by a short spec, each choosing one action for a batch-of-one State.
 
-- ``bot@SECONDS`` (default 1 s a move): the CodeCup bot's search (``tw_rl.codecup.search``)
-  for SECONDS a move, with the shipped student where it fits (6-board) and the territory
-  evaluator on other boards;
-- ``ckpt:PATH@N`` (default 64): a training checkpoint's batched search with N simulations a move
-  (PATH ``default`` = the shipped teacher);
+- ``bot@SECONDS`` (default ``bot@30``, the CodeCup clock): the CodeCup bot
+  (``tw_rl.codecup.players.BotPlayer``) on a clock of SECONDS for the whole game, as the arena's
+  ``NAME@SECONDS`` means; its own time control shares them over its moves (never more than
+  ``Limits.move_seconds`` on one), with the shipped student where it fits (6-board) and the
+  territory evaluator on other boards;
+- ``ckpt:NAME@N`` (default 64): a checkpoint the server offers (by name or number, see
+  ``catalogue``; ``default`` = the shipped teacher) searching N simulations a move;
 - ``random``, ``greedy``: the baselines.
 
 The CodeCup bot and the baselines know the game proper only: in the set-up steps of the
 official rules (the pie) they choose at random among the legal set-up actions; a checkpoint's
-search plays those steps too. A bad spec, a checkpoint that cannot be read or is for another
-board is a ``BotError`` (one line for the page).
+search plays those steps too. A bad spec, a value out of range, a checkpoint not offered, one
+that cannot be read or is for another board is a ``BotError`` (one line for the page).
 """
 
 from __future__ import annotations
 
 import re
-import time
 from dataclasses import dataclass
 
 import numpy as np
 
+from tw_rl.codecup.clock import DEFAULT_SAFETY, TimeControl
 from tw_rl.codecup.errors import EvaluatorError
 from tw_rl.codecup.evaluation import TerritoryEvaluator, default_weights, make_evaluator
+from tw_rl.codecup.players import BotPlayer
 from tw_rl.codecup.rules import Board
-from tw_rl.codecup.search import MCTS
 from tw_rl.codecup.weights import WeightsError
 from tw_rl.core.baselines import BASELINES
 from tw_rl.core.mcts import SearchConfig
@@ -33,15 +35,18 @@ from tw_rl.core.state import PLAY, State
 from tw_rl.scalar_position import state_position
 from tw_rl.training.checkpoint import CheckpointError
 from tw_rl.training.match import search_player
+from tw_rl.web.catalogue import Catalogue, NotOffered
 from tw_rl.web.checkpoints import load_policy_value
+from tw_rl.web.limits import Limits
 
-DEFAULT_BOT = "bot@1"
-DEFAULT_SECONDS = 1.0
+DEFAULT_BOT = "bot@30"
+DEFAULT_GAME_SECONDS = 30.0
 DEFAULT_SIMULATIONS = 64
-MAX_SECONDS = 60.0
-MAX_SIMULATIONS = 20000
-USAGE = "use bot[@SECONDS], ckpt:PATH[@SIMULATIONS] (PATH may be 'default'), random or greedy"
-_SPEC = re.compile(r"^(?:(bot)(?:@([0-9.]+))?|ckpt:(.+?)(?:@(\d+))?|(random|greedy))$")
+USAGE = (
+    "use bot[@SECONDS] (SECONDS for the whole game, as in the arena), ckpt:NAME[@SIMULATIONS] "
+    "(NAME: a checkpoint this server offers, or its number), random or greedy"
+)
+_NUMBER = re.compile(r"[0-9]{1,6}(\.[0-9]{1,6})?")
 
 
 class BotError(ValueError):
@@ -51,61 +56,108 @@ class BotError(ValueError):
 @dataclass(frozen=True)
 class BotSpec:
     kind: str  # "bot", "checkpoint", "random" or "greedy"
-    seconds: float = DEFAULT_SECONDS
-    path: str = ""
+    seconds: float = DEFAULT_GAME_SECONDS  # the bot's clock for the whole game
+    checkpoint: str = ""  # the name a client gave (resolved against the catalogue)
     simulations: int = DEFAULT_SIMULATIONS
 
     def describe(self) -> str:
         if self.kind == "bot":
-            return f"the CodeCup bot, {self.seconds:g} s a move"
+            return f"the CodeCup bot, {self.seconds:g} s for the game"
         if self.kind == "checkpoint":
-            return f"checkpoint {self.path}, {self.simulations} simulations a move"
+            return f"checkpoint {self.checkpoint}, {self.simulations} simulations a move"
         return f"the {self.kind} baseline"
 
 
-def parse_bot(text: str) -> BotSpec:
-    """A BotSpec from its spec string (BotError with the usage for anything else)."""
-    match = _SPEC.match(str(text).strip())
-    if match is None:
-        raise BotError(f"unknown bot {text!r}: {USAGE}")
-    bot, seconds, path, simulations, baseline = match.groups()
-    if bot:
-        value = float(seconds) if seconds else DEFAULT_SECONDS
-        if not 0.0 < value <= MAX_SECONDS:
-            raise BotError(f"bot@{seconds}: the time a move must be above 0 and at most {MAX_SECONDS:g} s")
-        return BotSpec("bot", seconds=value)
-    if path:
-        count = int(simulations) if simulations else DEFAULT_SIMULATIONS
-        if not 1 <= count <= MAX_SIMULATIONS:
-            raise BotError(f"ckpt:{path}@{simulations}: simulations must be 1 to {MAX_SIMULATIONS}")
-        return BotSpec("checkpoint", path=path, simulations=count)
-    return BotSpec(baseline)
+def _shown(text: str) -> str:
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def parse_bot(text: str, limits: Limits | None = None) -> BotSpec:
+    """A BotSpec from its spec string (BotError with the usage for anything else); checkpoint
+    names are checked when the bot is made."""
+    limits = limits or Limits()
+    if not isinstance(text, str):
+        raise BotError(f"the bot must be a text such as bot@30, not {type(text).__name__}: {USAGE}")
+    spec = text.strip()
+    if spec in BASELINES:
+        return BotSpec(spec)
+    if spec == "bot" or spec.startswith("bot@"):
+        value = spec.partition("@")[2]
+        if spec == "bot":
+            seconds = DEFAULT_GAME_SECONDS
+        elif _NUMBER.fullmatch(value):
+            seconds = float(value)
+        else:
+            raise BotError(
+                f"{_shown(spec)!r}: give the seconds for the whole game as a plain number "
+                "(bot@30 = 30 s a game, shared over the bot's moves, as the arena's NAME@SECONDS)"
+            )
+        low, high = limits.bot_seconds
+        if not low <= seconds <= high:
+            raise BotError(
+                f"bot@{value}: the bot's clock is {low:g} to {high:g} s for the whole game on this server"
+            )
+        return BotSpec("bot", seconds=seconds)
+    if spec.startswith("ckpt:"):
+        name, at, count = spec[len("ckpt:") :].rpartition("@")
+        if not at:
+            name, count = count, ""
+        if not name:
+            raise BotError(f"{_shown(spec)!r}: name the checkpoint, e.g. ckpt:default@64")
+        if count and not re.fullmatch(r"[0-9]{1,6}", count):
+            raise BotError(
+                f"{_shown(spec)!r}: the simulations a move are a whole number, e.g. ckpt:default@64"
+            )
+        simulations = int(count) if count else DEFAULT_SIMULATIONS
+        if not 1 <= simulations <= limits.simulations:
+            raise BotError(f"ckpt:...@{count}: simulations must be 1 to {limits.simulations} on this server")
+        return BotSpec("checkpoint", checkpoint=name, simulations=simulations)
+    raise BotError(f"unknown bot {_shown(spec)!r}: {USAGE}")
+
+
+def bot_evaluator(size: int):
+    """The CodeCup bot's evaluator on this board and a note on it: the shipped student on the
+    board it was made for, the territory evaluator elsewhere."""
+    weights = default_weights(size)
+    if weights is None:
+        return TerritoryEvaluator(), "without a network (the shipped student is for the 6-board)"
+    try:
+        return make_evaluator(weights, size), "with the shipped student network"
+    except (EvaluatorError, WeightsError, OSError) as err:
+        return TerritoryEvaluator(), f"without a network ({err})"
 
 
 class Bot:
     """One opponent for one game: ``choose(state) -> action``."""
 
-    def __init__(self, spec: BotSpec, rules: Rules, seed: int = 0):
+    def __init__(
+        self,
+        spec: BotSpec,
+        rules: Rules,
+        catalogue: Catalogue | None = None,
+        limits: Limits | None = None,
+        seed: int = 0,
+    ):
         self.spec = spec
         self.rules = rules
         self.rng = np.random.default_rng(seed)
         self.note = ""  # what the bot runs on, for the page
-        self._search = None
+        self._bot: BotPlayer | None = None
         self._player = None
+        limits = limits or Limits()
         if spec.kind == "bot":
             self.board = Board(rules.size)
-            weights = default_weights(rules.size)
-            evaluator = TerritoryEvaluator()
-            self.note = "without a network (the shipped student is for the 6-board)"
-            if weights is not None:
-                try:
-                    evaluator = make_evaluator(weights, rules.size)
-                    self.note = "with the shipped student network"
-                except (EvaluatorError, WeightsError, OSError) as err:
-                    self.note = f"without a network ({err})"
-            self._search = MCTS(evaluator, reuse=False)
+            evaluator, self.note = bot_evaluator(rules.size)
+            self._bot = BotPlayer(
+                evaluator=evaluator,
+                time_control=TimeControl(
+                    spec.seconds,
+                    DEFAULT_SAFETY,
+                    ceiling=min(spec.seconds * DEFAULT_SAFETY / 8.0, limits.move_seconds),
+                ),
+            )
         elif spec.kind == "checkpoint":
-            self._player = _checkpoint_search(spec, rules)
+            self._player = _checkpoint_search(spec, rules, catalogue or Catalogue())
         else:
             self._player = BASELINES[spec.kind]
 
@@ -116,23 +168,26 @@ class Bot:
             raise BotError("the bot has no legal action (the game is over)")
         if int(state.phase[0]) != PLAY and self.spec.kind != "checkpoint":
             return int(self.rng.choice(legal))  # only a checkpoint searches the set-up steps
-        if self._search is not None:
+        if self._bot is not None:
             position = state_position(self.board, state, 0, self.rules.variant, self.rules.stale_end)
-            return int(self._search.search(position, deadline=time.monotonic() + self.spec.seconds))
+            return int(self._bot.choose(position))  # a pass is num_cells in both engines
         action = int(self._player(self.rules, state, self.rng)[0])
         if action not in legal:
             raise BotError(f"{self.spec.describe()} chose an illegal action ({action})")
         return action
 
 
-def _checkpoint_search(spec: BotSpec, rules: Rules):
+def _checkpoint_search(spec: BotSpec, rules: Rules, catalogue: Catalogue):
     try:
-        policy_value, _ = load_policy_value(spec.path, rules)
-    except CheckpointError as err:
+        offered = catalogue.resolve(spec.checkpoint)
+        policy_value, _ = load_policy_value(offered.path, rules, offered.name)
+    except (NotOffered, CheckpointError) as err:
         raise BotError(str(err)) from None
     return search_player(policy_value, SearchConfig(simulations=spec.simulations))
 
 
-def make_bot(text: str, rules: Rules, seed: int = 0) -> Bot:
+def make_bot(
+    text: str, rules: Rules, catalogue: Catalogue | None = None, limits: Limits | None = None, seed: int = 0
+) -> Bot:
     """The bot of a spec string for a game of ``rules`` (BotError when it cannot be made)."""
-    return Bot(parse_bot(text), rules, seed)
+    return Bot(parse_bot(text, limits), rules, catalogue, limits, seed)

@@ -1,5 +1,6 @@
-"""A checkpoint for the web page (a bot's search, a study's policy and value), by path or
-``default`` (the shipped teacher), checked against the game's board, with one-line errors."""
+"""A checkpoint for the web page (a bot's search, an analysis's policy and value), by the path
+the server was started with or ``default`` (the shipped teacher), checked against the game's
+board, with one-line errors that name it as the page does."""
 
 from __future__ import annotations
 
@@ -15,18 +16,23 @@ from tw_rl.training.checkpoint import (
 from tw_rl.training.net import NetPolicyValue
 
 
-def load_policy_value(name: str, rules: Rules) -> tuple[NetPolicyValue, dict]:
+def load_policy_value(path: str, rules: Rules, label: str | None = None) -> tuple[NetPolicyValue, dict]:
     """The checkpoint's network as a policy-value function on ``rules`` (CPU, float32) and its
-    payload; ``CheckpointError`` ("checkpoint NAME: ...") when it is missing, damaged or for
+    payload; ``CheckpointError`` ("checkpoint LABEL: ...") when it is missing, damaged or for
     another board size."""
+    label = label or path
+    file = Path(path)
     try:
-        path = Path(resolve_checkpoint(name))
-        if not path.is_file():
-            raise CheckpointError("no such file")
-        payload = load_checkpoint(path)
+        file = Path(resolve_checkpoint(path))
+        if not file.is_file():
+            raise CheckpointError("the file is gone from the server")
+        payload = load_checkpoint(file)
         if int(payload["size"]) != rules.size:
             raise CheckpointError(f"it is for board size {payload['size']}, this game is size {rules.size}")
         net = net_from_checkpoint(payload, "cpu")
     except (CheckpointError, KeyError, RuntimeError, OSError) as err:
-        raise CheckpointError(f"checkpoint {name}: {err}") from None
+        message = str(err)
+        for shown in {str(path), str(file)}:  # the page knows the checkpoint by its label only
+            message = message.replace(shown, label)
+        raise CheckpointError(f"checkpoint {label}: {message}") from None
     return NetPolicyValue(net, rules, "cpu"), payload

@@ -5,13 +5,17 @@ and the bot. The person plays one seat (the colour they chose: with the pie set-
 that sets up and, unless the guest swaps, plays red). ``play`` checks a person's action
 against the rules and refuses an illegal one with the rules' reason (``MoveRefused``); the bot
 then answers until it is the person's turn again. When the bot fails, the game keeps the
-person's move and reports the failure (``bot_error``); ``bot_move`` tries again.
+person's move and reports the failure (``bot_error``); ``bot_move`` tries again. ``undo`` takes
+back the person's last move, or goes back to any earlier ply where the person was to move (a
+click in the move list). The store keeps ``Limits.games`` games in all and
+``Limits.games_per_client`` per client (a client's oldest game goes first).
 """
 
 from __future__ import annotations
 
 import threading
 import uuid
+from collections import OrderedDict
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -20,11 +24,12 @@ from tw_rl.core.notation import PASS, cell_name, format_record, parse_cell
 from tw_rl.core.rules import VARIANTS, Rules
 from tw_rl.core.state import PLAY, RED, WHITE, State
 from tw_rl.web.bots import Bot, BotError, make_bot
+from tw_rl.web.catalogue import Catalogue
+from tw_rl.web.limits import Limits
 from tw_rl.web.shelf import Shelf
 from tw_rl.web.views import PHASE_WORDS, board_view, position_view, status_line
 
 PAGE_SETUPS = {"codecup": ("judge",), "official": ("pie", "judge")}  # ones a record can write
-MAX_GAMES = 200  # games kept in memory; the oldest go first
 
 
 class GameError(ValueError):
@@ -108,16 +113,32 @@ class PlayGame:
                 return
             self._push(action)
 
-    def undo(self) -> None:
-        """Take back the person's last action and the bot's answers to it."""
+    def undo(self, ply: int | None = None) -> None:
+        """Take back the person's last action and the bot's answers to it; with ``ply``, go
+        back to that ply (0 = the start), which must be one where the person is to move."""
         seats = [int(s.current_seat()[0]) for s in self.states[:-1]]
-        mine = [k for k, seat in enumerate(seats) if seat == self.human_seat]
-        if not mine:
-            raise MoveRefused("nothing to undo: you have not moved yet")
-        keep = mine[-1]
-        del self.states[keep + 1 :]
-        del self.actions[keep:]
+        if ply is None:
+            mine = [k for k, seat in enumerate(seats) if seat == self.human_seat]
+            if not mine:
+                raise MoveRefused("nothing to undo: you have not moved yet")
+            ply = mine[-1]
+        if not 0 <= ply < len(self.states):
+            raise MoveRefused(f"ply {ply} is not in this game (plies 0 to {len(self.states) - 1})")
+        if ply == len(self.states) - 1:
+            raise MoveRefused(f"the game is at ply {ply} already")
+        if seats[ply] != self.human_seat:
+            raise MoveRefused(f"at ply {ply} the bot is to move: go back to a ply where you are")
+        del self.states[ply + 1 :]
+        del self.actions[ply:]
         self.bot_error = None
+
+    def ply_view(self, k: int) -> dict:
+        """Position ``k`` of the game (0 = the start) as the page draws it."""
+        if not 0 <= k < len(self.states):
+            raise GameError(f"ply {k} is out of range: this game has plies 0 to {len(self.states) - 1}")
+        position = position_view(self.rules, self.states[k])
+        mine = k < len(self.states) - 1 and int(self.states[k].current_seat()[0]) == self.human_seat
+        return {"ply": k, "position": position, "status": status_line(position), "can_play_from": mine}
 
     def start_cells(self) -> tuple[int, int] | None:
         """Red's and white's start cells once the set-up is over (None before)."""
@@ -172,10 +193,15 @@ class PlayGame:
 
 
 class GameStore:
-    """The games of one server, by id (the oldest dropped past ``MAX_GAMES``)."""
+    """The games of one server, by id: the newest ``limits.games`` in all and the newest
+    ``limits.games_per_client`` of each client."""
 
-    def __init__(self) -> None:
-        self._games: Shelf[PlayGame] = Shelf(MAX_GAMES, UnknownGame, "game")
+    def __init__(self, catalogue: Catalogue | None = None, limits: Limits | None = None) -> None:
+        self.catalogue = catalogue or Catalogue()
+        self.limits = limits or Limits()
+        self._games: Shelf[PlayGame] = Shelf(self.limits.games, UnknownGame, "game")
+        self._by_client: OrderedDict[str, list[str]] = OrderedDict()
+        self._lock = threading.Lock()
 
     def new(
         self,
@@ -186,29 +212,43 @@ class GameStore:
         bot: str,
         seed: int | None = None,
         notation: str = "diff",
+        client: str = "",
     ) -> PlayGame:
-        if variant not in VARIANTS:
-            raise GameError(f"unknown rules {variant!r}: use one of {', '.join(VARIANTS)}")
+        if not isinstance(variant, str) or variant not in VARIANTS:
+            raise GameError(f"unknown rules {str(variant)[:40]!r}: use one of {', '.join(VARIANTS)}")
         setup = setup or PAGE_SETUPS[variant][0]
         if setup not in PAGE_SETUPS[variant]:
             raise GameError(
-                f"set-up {setup!r} is not offered for the {variant} rules here: "
+                f"set-up {setup[:40]!r} is not offered for the {variant} rules here: "
                 f"use {' or '.join(PAGE_SETUPS[variant])}"
             )
         if colour not in ("red", "white"):
-            raise GameError(f"colour must be red or white, not {colour!r}")
+            raise GameError(f"colour must be red or white, not {colour[:40]!r}")
         try:
             rules = Rules(int(size), variant, setup=setup)
         except (TypeError, ValueError) as err:
             raise GameError(str(err)) from None
         rng = np.random.default_rng(seed)
-        the_bot = make_bot(bot, rules, int(rng.integers(2**31)))
+        the_bot = make_bot(bot, rules, self.catalogue, self.limits, int(rng.integers(2**31)))
         # With drawn starts seat 0 plays red; with the pie the host (seat 0) sets up and is red
         # unless the guest takes red.
         game = PlayGame(rules, 0 if colour == "red" else 1, the_bot, notation)
         game.states.append(rules.init(1, rng))
         game.bot_move()
-        return self._games.add(game.id, game)
+        self._keep(game, client)
+        return game
+
+    def _keep(self, game: PlayGame, client: str) -> None:
+        with self._lock:
+            self._games.add(game.id, game)
+            mine = self._by_client.setdefault(client, [])
+            self._by_client.move_to_end(client)
+            mine[:] = [g for g in mine if g in self._games]
+            mine.append(game.id)
+            while len(mine) > self.limits.games_per_client:
+                self._games.remove(mine.pop(0))
+            while len(self._by_client) > 4 * self.limits.games:  # forget clients long gone
+                self._by_client.popitem(last=False)
 
     def get(self, game_id: str) -> PlayGame:
         return self._games.get(game_id)

@@ -25,9 +25,20 @@ class Shelf(Generic[T]):
                 self._items.pop(next(iter(self._items)))
         return item
 
+    def remove(self, item_id: str) -> None:
+        with self._lock:
+            self._items.pop(item_id, None)
+
+    def __contains__(self, item_id: str) -> bool:
+        with self._lock:
+            return item_id in self._items
+
     def get(self, item_id: str) -> T:
         with self._lock:
             item = self._items.get(item_id)
         if item is None:
-            raise self.missing(f"no {self.what} {item_id!r} on this server (it may have been restarted)")
+            shown = item_id if len(item_id) <= 40 else item_id[:37] + "..."
+            raise self.missing(
+                f"no {self.what} {shown!r} on this server (it may have been dropped or restarted)"
+            )
         return item

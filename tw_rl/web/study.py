@@ -3,8 +3,9 @@
 A game to study comes from an arena results database (``--db``: every stored game, CodeCup
 rules, by id) or from a record's text (pasted or uploaded; read by
 ``tw_rl.core.record.replay_record`` as ``tw-rl analyze`` reads it). ``Analyst`` keeps loaded
-checkpoints (by path; ``default`` = the shipped teacher) and gives, for one position, the
-network's policy over the cells (the heat map) and its value for the side to move.
+checkpoints (those the server offers, by name or number; ``default`` = the shipped teacher) and
+gives, for one position, the network's policy over the cells (the heat map) and its value for
+the side to move (and for red, for the evaluation bar of a game being played).
 """
 
 from __future__ import annotations
@@ -20,11 +21,12 @@ import torch
 from tw_rl.core.notation import RecordError, cell_name, record_words
 from tw_rl.core.record import IllegalMove, replay_moves, replay_record
 from tw_rl.core.rules import VARIANTS, Rules
-from tw_rl.core.state import State
+from tw_rl.core.state import RED, State
 from tw_rl.rating.games import arena_game
 from tw_rl.rating.results_db import GameRow, ResultsDB, ResultsDBError
 from tw_rl.training.checkpoint import CheckpointError, resolve_checkpoint
 from tw_rl.training.net import NetPolicyValue
+from tw_rl.web.catalogue import Catalogue, NotOffered, Offered
 from tw_rl.web.checkpoints import load_policy_value
 from tw_rl.web.shelf import Shelf
 from tw_rl.web.views import board_view, position_view, status_line
@@ -158,24 +160,26 @@ def _stored_game(row: GameRow, names: dict[int, str]) -> StudyGame:
 
 
 class Analyst:
-    """Loaded checkpoints by path, and their policy and value for one position."""
+    """The offered checkpoints, loaded when first asked for, and their policy and value for
+    one position."""
 
-    def __init__(self, default: str | None = None):
+    def __init__(self, catalogue: Catalogue | None = None, default: str | None = "default"):
+        self.catalogue = catalogue or Catalogue()
         self.default = default
         self._nets: dict[tuple[str, int, Rules], tuple[NetPolicyValue, str]] = {}
         self._lock = threading.Lock()
 
-    def _load(self, name: str, rules: Rules) -> tuple[NetPolicyValue, str]:
+    def _load(self, offered: Offered, rules: Rules) -> tuple[NetPolicyValue, str]:
         try:  # a checkpoint rewritten on disk (a run in progress) is loaded again
-            stamp = Path(resolve_checkpoint(name)).stat().st_mtime_ns
+            stamp = Path(resolve_checkpoint(offered.path)).stat().st_mtime_ns
         except (CheckpointError, OSError):
             stamp = 0
-        key = (name, stamp, rules)
+        key = (offered.path, stamp, rules)
         with self._lock:
             if key in self._nets:
                 return self._nets[key]
         try:
-            policy_value, payload = load_policy_value(name, rules)
+            policy_value, payload = load_policy_value(offered.path, rules, offered.name)
         except CheckpointError as err:
             raise StudyError(str(err)) from None
         trained = str(payload.get("config", {}).get("board", {}).get("variant", "codecup"))
@@ -186,28 +190,41 @@ class Analyst:
                 self._nets.pop(next(iter(self._nets)))
         return policy_value, note
 
-    def analyse(self, game: StudyGame, k: int, checkpoint: str | None) -> dict:
+    def offered(self, checkpoint: str | None) -> Offered:
+        """The offered checkpoint of a name or number (StudyError for anything else)."""
         name = checkpoint or self.default
         if not name:
-            raise StudyError("choose a checkpoint to analyse with (a path, or 'default')")
+            raise StudyError(f"choose a checkpoint to analyse with: {self.catalogue.usage()}")
+        try:
+            return self.catalogue.resolve(name)
+        except NotOffered as err:
+            raise StudyError(str(err)) from None
+
+    def analyse(self, game: StudyGame, k: int, checkpoint: str | None) -> dict:
         if not 0 <= k < len(game.states):
             raise StudyError(f"ply {k} is out of range: this game has plies 0 to {len(game.states) - 1}")
-        state = game.states[k]
+        return self.evaluate(game.rules, game.states[k], checkpoint, game.notation)
+
+    def evaluate(self, rules: Rules, state: State, checkpoint: str | None, notation: str = "diff") -> dict:
+        """The checkpoint's policy and value in game 0 of ``state``."""
+        offered = self.offered(checkpoint)
         if state.terminated[0]:
-            return {"checkpoint": name, "policy": [], "value": None, "note": "the game is over here"}
-        policy_value, note = self._load(name, game.rules)
+            return {"checkpoint": offered.name, "policy": [], "value": None, "note": "the game is over here"}
+        policy_value, note = self._load(offered, rules)
         with torch.no_grad():
             priors, values = policy_value(state)
-        n = game.rules.num_cells
+        n = rules.num_cells
         policy = [round(float(p), 4) for p in priors[0, :n]]
         best = int(np.argmax(priors[0]))
+        value = float(values[0])
         return {
-            "checkpoint": name,
+            "checkpoint": offered.name,
             "note": note,
             "policy": policy,
             "pass": round(float(priors[0, n]), 4),
-            "value": round(float(values[0]), 3),
-            "best": cell_name(game.rules.grid, best, game.notation),
+            "value": round(value, 3),
+            "value_red": round(value if int(state.to_move[0]) == RED else -value, 3),
+            "best": cell_name(rules.grid, best, notation),
         }
 
 

@@ -3,7 +3,8 @@
 ``board_view`` is the board's fixed geometry (cell names and centres, in SVG user units), sent
 once per game; ``position_view`` is one position: stacks, the side to act, the legal actions,
 the player aids of Board Game Arena and the CodeCup viewer (where each side may place, each
-side's simulated territory) and the result when the game is over.
+side's simulated territory, the score bar's counts, and for every cell what a click would do:
+the height of the stack it places, or why it is refused) and the result when the game is over.
 """
 
 from __future__ import annotations
@@ -82,6 +83,8 @@ def position_view(rules: Rules, state: State) -> dict:
             "white": _cells(state.territory[0, 1]),
         },
     }
+    view["preview"] = _preview(rules, state) if in_play and not over else []
+    view["score_bar"] = _score_bar(view, n)
     points = rules.score(state)[0]
     view["points"] = {"red": int(points[0]), "white": int(points[1])}
     view["winner"] = None
@@ -90,6 +93,46 @@ def position_view(rules: Rules, state: State) -> dict:
         view["winner"] = COLOUR_NAMES.get(code, "draw")
         view["forfeit"] = COLOUR_NAMES.get(int(state.forfeit[0]))
     return view
+
+
+def _preview(rules: Rules, state: State) -> list[dict]:
+    """Per cell, what the side to move placing there would do: ``height`` of the new stack,
+    ``legal``, ``suicidal`` (the opponent sees more of its stacks there, so could take it at
+    once: refused by CodeCup, allowed by the official rules) and ``why`` a refused one is."""
+    mover = int(state.to_move[0])
+    legal = rules.legal_mask(state)[0]
+    sight = state.sight[0]
+    out = []
+    for cell in range(rules.num_cells):
+        mine, theirs = int(sight[mover - 1, cell]), int(sight[2 - mover, cell])
+        ok = bool(legal[cell])
+        out.append(
+            {
+                "height": mine,
+                "legal": ok,
+                "suicidal": mine >= 1 and theirs > mine and mine > int(state.height[0, cell]),
+                "why": None if ok else rules.why_illegal(state, cell),
+            }
+        )
+    return out
+
+
+def _score_bar(view: dict, cells: int) -> dict:
+    """The CodeCup viewer's bar: each side's territory, then the cells outside both territories
+    that only one side can play, then the rest (a cell in both territories counts as neither)."""
+    red_t, white_t = set(view["territory"]["red"]), set(view["territory"]["white"])
+    red_p, white_p = set(view["placeable"]["red"]), set(view["placeable"]["white"])
+    red_only_t, white_only_t = red_t - white_t, white_t - red_t
+    outside = set(range(cells)) - red_only_t - white_only_t
+    red_only = (red_p - white_p) & outside
+    white_only = (white_p - red_p) & outside
+    return {
+        "red_territory": len(red_only_t),
+        "red_only": len(red_only),
+        "white_only": len(white_only),
+        "white_territory": len(white_only_t),
+        "cells": cells,
+    }
 
 
 def status_line(view: dict) -> str:
