@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import warnings
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -22,11 +24,21 @@ from tw_rl.config import (
 from tw_rl.core.encode import encode, symmetry_actions, symmetry_cells
 from tw_rl.core.mcts import BatchedMCTS, SearchConfig
 from tw_rl.core.rules import Rules
+from tw_rl.training import replay_buffer
 from tw_rl.training.checkpoint import latest_checkpoint, load_checkpoint
 from tw_rl.training.learner import Learner, training_batch
 from tw_rl.training.loop import train
 from tw_rl.training.net import PRESETS, build_net
-from tw_rl.training.replay_buffer import ReplayWindow, Samples, read_shard, shard_games, write_shard
+from tw_rl.training.replay_buffer import (
+    SHARD_FORMAT,
+    ReplayWindow,
+    Samples,
+    ShardFormatError,
+    load_shard,
+    read_shard,
+    shard_games,
+    write_shard,
+)
 
 RULES = Rules(6)
 
@@ -251,6 +263,62 @@ def test_damaged_shard_is_skipped(tmp_path):
         warnings.simplefilter("always")
         assert window.refresh() == len(samples)
     assert any("damaged shard" in str(w.message) for w in caught)
+
+
+def old_format_shard(folder, samples) -> Path:
+    """A shard as tw_rl wrote them before shard format 2: the arrays only."""
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / "shard-g000000-0000-n1.npz"
+    np.savez(path, **{f.name: getattr(samples, f.name) for f in dataclasses.fields(samples)})
+    return path
+
+
+def test_a_shard_carries_its_format_version_and_board_size(tmp_path):
+    samples = some_samples(4, np.random.default_rng(0))
+    path = write_shard(tmp_path, 0, 1, samples)
+    with np.load(path) as data:
+        assert int(data["format_version"]) == SHARD_FORMAT == 2 and int(data["board_size"]) == 6
+        assert data["owner"].dtype == np.int8 and data["policy"].shape == (len(samples), 92)
+    back = load_shard(path, 6)
+    assert np.array_equal(back.policy, samples.policy) and np.array_equal(back.owner, samples.owner)
+
+
+def test_an_old_format_shard_gets_one_line_and_the_run_stops(tmp_path):
+    old = old_format_shard(tmp_path / "selfplay", some_samples(4, np.random.default_rng(0)))
+    with pytest.raises(ShardFormatError) as caught:
+        ReplayWindow(tmp_path / "selfplay", 1000).refresh()  # refused, not skipped as damaged
+    message = str(caught.value)
+    assert "\n" not in message and "damaged" not in message
+    assert f"{old}: a shard of format 1" in message and "reads format 2" in message
+    assert "python -m tw_rl.training.replay_buffer" in message
+    with pytest.raises(ConfigError, match="a shard of format 1"):  # before any self-play
+        train(tiny_config(tmp_path, 1))
+    assert not (tmp_path / "checkpoints").exists() or not list((tmp_path / "checkpoints").iterdir())
+
+
+def test_the_upgrade_rewrites_old_shards_in_place(tmp_path, capsys):
+    samples = some_samples(4, np.random.default_rng(0))
+    old = old_format_shard(tmp_path, samples)
+    write_shard(tmp_path, 1, 1, samples)  # already format 2: left alone
+    assert replay_buffer.main([str(tmp_path)]) == 0
+    assert f"{tmp_path}: 1 shards upgraded to format 2" in capsys.readouterr().out
+    assert np.array_equal(load_shard(old, 6).policy, samples.policy)
+    assert replay_buffer.main([str(tmp_path / "nope")]) == 2
+
+
+def test_a_shard_of_another_board_size_or_version_is_refused(tmp_path):
+    samples = some_samples(4, np.random.default_rng(0))
+    path = write_shard(tmp_path, 0, 1, samples)
+    with pytest.raises(ShardFormatError, match="a shard of board size 6, this run plays size 8"):
+        ReplayWindow(tmp_path, 1000, size=8).refresh()
+    columns = {f.name: getattr(samples, f.name) for f in dataclasses.fields(samples)}
+    np.savez(path, format_version=np.int64(3), board_size=np.int64(6), **columns)
+    with pytest.raises(ShardFormatError, match="a shard of format 3, this tw_rl reads format 2"):
+        load_shard(path)
+    columns["policy"] = columns["policy"].astype(np.float32)  # a writer that got a dtype wrong
+    np.savez(path, format_version=np.int64(2), board_size=np.int64(6), **columns)
+    with pytest.raises(ShardFormatError, match="array policy is float32 .*wants float16 \\[B, 92\\]"):
+        load_shard(path)
 
 
 @pytest.mark.parametrize(

@@ -79,7 +79,7 @@ from tw_rl.training.checkpoint import (
 from tw_rl.training.learner import Learner
 from tw_rl.training.match import play_match, search_player
 from tw_rl.training.net import NetPolicyValue, build_net, inference_dtype, resolve_device
-from tw_rl.training.replay_buffer import ReplayWindow, shard_games, write_shard
+from tw_rl.training.replay_buffer import ReplayWindow, ShardFormatError, shard_games, write_shard
 from tw_rl.training.selfplay import play_games, search_config
 
 log = logging.getLogger(__name__)
@@ -213,7 +213,10 @@ def train(cfg: TrainConfig) -> dict:
             remove_temporaries(folder)  # left by a process killed while writing
         write_atomic(run_dir / "config.json", json.dumps(dataclasses.asdict(cfg), indent=2))
         with run_log(run_dir):
-            return _train(cfg, run_dir, init)
+            try:
+                return _train(cfg, run_dir, init)
+            except ShardFormatError as err:  # a shard of another format or board size
+                raise ConfigError(str(err)) from None
 
 
 def logged_metrics(path: Path) -> list[dict]:
@@ -268,7 +271,8 @@ def _train(cfg: TrainConfig, run_dir: Path, init: tuple[Path, dict] | None = Non
     writer.add_text(
         "config", "```\n" + json.dumps(dataclasses.asdict(cfg), indent=2) + "\n```", first_generation
     )
-    window = ReplayWindow(run_dir / "selfplay", cfg.learner.replay_window)
+    window = ReplayWindow(run_dir / "selfplay", cfg.learner.replay_window, cfg.board.size)
+    window.refresh()  # a shard of another format or board size stops the run now, not after self-play
     policy_value = NetPolicyValue(net, rules, device, precision=cfg.precision)
     metrics: dict = {}
     started = time.monotonic()
