@@ -60,7 +60,7 @@ def test_every_group_has_its_folder_and_the_named_options():
     assert {p.name for p in CONFIGS.iterdir() if p.is_dir()} == set(GROUPS) | {"experiment", "debug"}
     assert options("board") == ["codecup6", "codecup8", "official6", "official8"]
     assert options("net") == ["large", "medium", "small", "tiny"]
-    assert options("search") == ["cheap", "default", "gumbel"]
+    assert options("search") == ["cheap", "default", "gumbel", "puct"]
     for group in ("selfplay", "learner", "eval"):
         assert "default" in options(group)
 
@@ -109,8 +109,37 @@ def test_boards():
         assert (board.size, board.variant) == (size, variant)
 
 
+def test_the_default_config_is_the_reference_recipe():
+    """`python scripts/train.py` runs the best recipe the project knows (README, "The reference
+    run"): Gumbel root 32 / 8 simulations on 16 candidates, 128 games a generation, a 100k window."""
+    cfg = train_config()
+    search = cfg.search
+    assert (search.root, search.simulations, search.cheap_simulations, search.gumbel_actions) == (
+        "gumbel",
+        32,
+        8,
+        16,
+    )
+    assert (cfg.selfplay.games_per_generation, cfg.selfplay.parallel_games) == (128, 128)
+    assert (cfg.learner.replay_window, cfg.learner.steps_per_generation, cfg.learner.batch_size) == (
+        100000,
+        100,
+        256,
+    )
+    assert (cfg.net.name, cfg.board.size, cfg.board.variant, cfg.eval.every) == ("small", 6, "codecup", 10)
+
+
+def test_the_old_default_recipe_is_an_experiment():
+    cfg = train_config(["experiment=old_default"])
+    assert (cfg.search.root, cfg.search.simulations, cfg.search.cheap_simulations) == ("puct", 32, 8)
+    assert (cfg.search.dirichlet_fraction, cfg.selfplay.games_per_generation) == (0.25, 64)
+    assert (cfg.selfplay.parallel_games, cfg.learner.replay_window, cfg.eval.every) == (64, 60000, 2)
+    assert cfg.net == TrainConfig().net and cfg.board == TrainConfig().board
+
+
 def test_search_presets():
     assert train_config(["search=gumbel"]).search.root == "gumbel"
+    assert train_config(["search=puct"]).search.root == "puct"
     cheap = train_config(["search=cheap"]).search
     assert cheap.simulations < TrainConfig().search.simulations
     for option in options("search"):

@@ -43,7 +43,7 @@ class SearchConfigSchema:
     simulations: int = 32  # full-search simulations per move
     cheap_simulations: int = 8  # playout-cap randomization: simulations of a cheap move
     full_search_fraction: float = 0.25  # share of moves searched fully (and trained on)
-    root: str = "puct"  # "puct" or "gumbel"
+    root: str = "gumbel"  # "puct" or "gumbel"
     c_puct: float = 1.5  # PUCT exploration weight
     dirichlet_alpha: float = 0.3  # root noise (puct, self-play)
     dirichlet_fraction: float = 0.25  # share of root noise
@@ -54,8 +54,8 @@ class SearchConfigSchema:
 
 @dataclass
 class SelfPlayConfig:
-    games_per_generation: int = 64  # games finished per generation
-    parallel_games: int = 64  # games searched together (the batch of the search; per worker with Ray)
+    games_per_generation: int = 128  # games finished per generation
+    parallel_games: int = 128  # games searched together (the batch of the search; per worker with Ray)
     workers: int = 0  # Ray self-play actors (needs ray.address); 0 = one per CPU Ray offers
 
 
@@ -65,7 +65,7 @@ class LearnerConfig:
     steps_per_generation: int = 100  # gradient steps after each generation of self-play
     learning_rate: float = 2e-3  # AdamW learning rate
     weight_decay: float = 1e-4  # AdamW weight decay
-    replay_window: int = 60000  # newest samples the learner draws from
+    replay_window: int = 100000  # newest samples the learner draws from
     min_samples: int = 512  # samples needed before the first training step
     value_weight: float = 1.0  # loss weights per head
     territory_weight: float = 0.5
@@ -76,7 +76,7 @@ class LearnerConfig:
 class TrainingEvalConfig:
     """The arena games inside a training run (config group ``eval``); not ``EvaluateConfig``."""
 
-    every: int = 2  # evaluate every k generations (0 = never)
+    every: int = 10  # evaluate every k generations (0 = never)
     games: int = 24  # games per opponent (colours alternate)
     simulations: int = 32  # simulations per move of the network in evaluation
     opponents: list[str] = field(default_factory=lambda: ["random", "greedy"])  # or "previous"
