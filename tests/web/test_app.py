@@ -23,7 +23,6 @@ from tw_rl.web.games import GameStore  # noqa: E402
 
 from .conftest import record_text  # noqa: E402
 
-
 LOCAL = "http://127.0.0.1:8000"  # the address a default server answers to
 
 
