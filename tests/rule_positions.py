@@ -1,7 +1,7 @@
 """Positions for the hand-computed rule tables (issue 16), shared by the rule-table and the
 referee fault-scoring tests.
 
-Cell names, neighbours and board shapes are written out by hand from RULES.md (the "diff"
+Cell names, neighbours and board shapes are written out by hand from docs/rules.md (the "diff"
 reading); nothing here comes from an engine.
 
 How the big positions were computed by hand
@@ -30,7 +30,7 @@ import re
 from dataclasses import dataclass
 
 # ------------------------------------------------------------------ geometry, by hand
-# RULES.md, "diff" reading: column letter c (A = 0), row number r + 1; a cell iff |c - r| <= n - 1.
+# docs/rules.md, "diff" reading: column letter c (A = 0), row number r + 1; a cell iff |c - r| <= n - 1.
 LETTERS = "ABCDEFGHIJKLMNOPQRSTU"
 COLOURS = {"red": "r", "white": "w"}
 OTHER = {"red": "white", "white": "red"}

@@ -4,12 +4,12 @@
 The other rule tests mostly compare the two engines with each other, so a misreading that both
 share passes them. Every expected value here was worked out by hand from the source documents
 (``/work/shared/rules``: the CodeCup rules and protocol, the official rulebook, the wiki overview,
-the Board Game Arena page) and from ``/work/shared/RULES.md`` where the documents leave a gap.
+the Board Game Arena page) and from ``docs/rules.md`` where the documents leave a gap.
 No engine code computes an expectation: cell names, neighbours and board sizes below come from
-the "diff" reading of RULES.md, written out by hand.
+the "diff" reading of docs/rules.md, written out by hand.
 
 Each row cites the sentence it checks: ``CC:`` the CodeCup text, ``RB:`` the rulebook, ``WK:``
-the wiki overview, ``BGA:`` the BGA page, ``RM:`` RULES.md, followed by a phrase quoted from
+the wiki overview, ``BGA:`` the BGA page, ``RM:`` docs/rules.md, followed by a phrase quoted from
 that file (``test_citations_are_verbatim`` checks the quotes).
 
 Engines are reached through one small adapter each (``NumpyEngine``: ``tw_rl.core.rules.Rules``;
@@ -678,7 +678,7 @@ DOCUMENTS = {
     "RB": "rulebook.txt",
     "WK": "wiki-overview.txt",
     "BGA": "bga-implementation.txt",
-    "RM": "../RULES.md",
+    "RM": str(Path(__file__).resolve().parents[2] / "docs" / "rules.md"),  # in the repository
 }
 
 

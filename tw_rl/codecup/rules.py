@@ -31,7 +31,7 @@ a whole board is handled by a few shifts and masks:
 - Legal placements: sight > height (heights are three bit planes too) and, in CodeCup, the
   opponent's sight <= ours: a few bit-sliced comparisons for the whole board.
 - Territory (CodeCup's simulation): every legal placement of the filling side is played at
-  once, round after round (RULES.md: the result does not depend on the order), the two
+  once, round after round (docs/rules.md: the result does not depend on the order), the two
   simulations (red's territory, white's) side by side in four lanes.  Reinforcements change
   no sight and no owner, so they are left out of the rounds; only the heights they would give
   the first filler's stacks matter (the second filler may capture those), and they are set

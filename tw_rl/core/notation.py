@@ -2,7 +2,7 @@
 
 CodeCup names a cell by a capital letter (the column, running north-east to south-west) and a
 number (the row, running west to east); F6 is the centre of the 6-per-side board. The
-published text admits two readings, kept as the one switch ``notation`` (RULES.md):
+published text admits two readings, kept as the one switch ``notation`` (docs/rules.md):
 
 - ``diff`` (the default): letter = col, number = row + 1; valid iff |c - r| <= n-1.
 - ``sum``: letter = col, number = (2n-2 - row) + 1; valid iff n-1 <= c + r <= 3n-3.
