@@ -12,13 +12,7 @@ import pytest
 
 from tw_rl.codecup import evaluation
 from tw_rl.codecup.clock import DEFAULT_BUDGET, DEFAULT_SAFETY, GameClock, TimeControl, expected_own_moves
-from tw_rl.codecup.evaluation import (
-    DEFAULT_WEIGHTS,
-    EvaluatorError,
-    TerritoryEvaluator,
-    make_evaluator,
-    sight_tables,
-)
+from tw_rl.codecup.evaluation import EvaluatorError, TerritoryEvaluator, default_weights, make_evaluator
 from tw_rl.codecup.players import BotPlayer, RandomPlayer
 from tw_rl.codecup.protocol import converse, run
 from tw_rl.codecup.rules import NEUTRAL, RED, WHITE, Board, Position, judge_start
@@ -258,14 +252,19 @@ def test_the_bot_searches_with_the_shipped_student_unless_told_otherwise(tmp_pat
     def evaluator(*args):
         return bot_evaluator(_parser().parse_args(list(args)))
 
-    assert os.path.isfile(DEFAULT_WEIGHTS)  # package data: installed with the package
+    assert os.path.isfile(default_weights(6))  # package data: installed with the package
     assert isinstance(evaluator(), NetworkEvaluator)
-    assert evaluator("--no-weights") is None  # the player's own territory evaluator
-    assert evaluator("--size", "8") is None  # the shipped student is for the 6-board only
+    assert type(evaluator("--no-weights")) is TerritoryEvaluator
+    assert type(evaluator("--size", "8")) is TerritoryEvaluator  # a student is shipped for the 6-board only
+    assert type(evaluator("--evaluator", "territory")) is TerritoryEvaluator
+    assert isinstance(evaluator("--evaluator", "network"), NetworkEvaluator)
     assert evaluator("--player", "greedy") is None
+    for args in (("--evaluator", "network", "--no-weights"), ("--evaluator", "network", "--size", "8")):
+        with pytest.raises(EvaluatorError, match="the network evaluator needs a weights file"):
+            evaluator(*args)
     with pytest.raises(EvaluatorError, match="not found"):
         evaluator("--weights", str(tmp_path / "nope.twnet"))
-    proc = _spawn("--weights", DEFAULT_WEIGHTS, "--no-weights")
+    proc = _spawn("--weights", default_weights(6), "--no-weights")
     out, err = proc.communicate("", timeout=30)
     assert proc.returncode == 2 and "not allowed with argument" in err and len(err.splitlines()) == 1
 
@@ -334,7 +333,6 @@ def test_run_charges_the_start_up_to_the_game_clock():
 
 class SlowEvaluator(TerritoryEvaluator):
     calls = 0
-    evaluate_groups = None  # every evaluation goes through the slow evaluate
 
     def evaluate(self, position, territory=None):
         SlowEvaluator.calls += 1
@@ -356,8 +354,6 @@ class FakeTime:
 
 class CostlyEvaluator(TerritoryEvaluator):
     """A slowed evaluator: every evaluation costs ``cost`` seconds of the fake clock."""
-
-    evaluate_groups = None  # every evaluation goes through evaluate
 
     def __init__(self, clock, cost):
         super().__init__()
@@ -445,8 +441,6 @@ def test_evaluator_priors_and_value():
         assert all(p > 0 for p in priors.values())
         assert -1.0 <= value <= 1.0
         assert ev.evaluate(pos, pos.territory()) == (priors, value)
-        sg = sight_tables(pos)
-        assert all(sg[c][y] == pos.sight(y, c) for c in (RED, WHITE) for y in range(B6.num_cells))
         # the value is antisymmetric in the side to move
         flipped = pos.copy()
         flipped.to_move = 3 - pos.to_move
@@ -462,7 +456,7 @@ def test_make_evaluator(tmp_path, monkeypatch):
     with pytest.raises(EvaluatorError, match="too short to be a tw_rl weights file"):
         make_evaluator(str(weights))
     sentinel = TerritoryEvaluator(k=1.0)
-    monkeypatch.setattr(evaluation, "NETWORK_EVALUATOR_FACTORY", lambda path: sentinel)
+    monkeypatch.setitem(evaluation.EVALUATORS, "network", lambda path, size: sentinel)
     assert make_evaluator(str(weights)) is sentinel
 
 
@@ -556,7 +550,7 @@ def test_bot_own_clock_restarts_with_a_new_game():
 
 
 def test_weights_for_another_board_are_refused_at_start_up():
-    student = DEFAULT_WEIGHTS
+    student = default_weights(6)
     proc = _spawn("--weights", str(student), "--size", "8")
     out, err = proc.communicate("", timeout=30)
     assert proc.returncode == 2 and out == ""

@@ -275,7 +275,7 @@ def test_make_evaluator_and_a_full_bot_game(tmp_path):
     write_weights(_student("mean", width=16, hidden=8), path, "float16")
     evaluator = make_evaluator(str(path))
     assert isinstance(evaluator, NetworkEvaluator)
-    assert evaluation.NETWORK_EVALUATOR_FACTORY is not None
+    assert "network" in evaluation.EVALUATORS
     rng = random.Random(4)
     pos = Position.start(B6, *judge_start(B6, rng))
     priors, value = evaluator.evaluate(pos)

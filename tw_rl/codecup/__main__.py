@@ -2,11 +2,14 @@
 
     python -m tw_rl.codecup [--player bot|random|greedy|mcts] [--playouts N]
                             [--rollout random|territory] [--time 30] [--safety 0.9]
-                            [--weights FILE | --no-weights] [--size 6] [--seed S]
+                            [--evaluator NAME] [--weights FILE | --no-weights]
+                            [--size 6] [--seed S]
 
-The bot searches with the student network shipped in the package (``student-default.twnet``,
-6-board) unless ``--weights FILE`` names another or ``--no-weights`` asks for the territory
-evaluator; on other board sizes it has no default network and uses the territory evaluator.
+The bot's evaluator is chosen by name among the registered ones (``evaluation.EVALUATORS``:
+``network``, ``territory``, ...); without ``--evaluator`` it is the network when there are
+weights (``--weights FILE``, else the student shipped for the board, ``weights.DEFAULT_NETWORKS``)
+and the territory evaluator otherwise (``--no-weights``, or a board without a shipped student).
+An evaluator gets the weights file (or None) and the board size.
 
 Bad options: one line on stderr, exit code 2.
 """
@@ -16,11 +19,12 @@ import sys
 import time
 
 from tw_rl.codecup.clock import DEFAULT_BUDGET, DEFAULT_PER_EMPTY, DEFAULT_SAFETY
-from tw_rl.codecup.evaluation import EvaluatorError, default_weights, make_evaluator
+from tw_rl.codecup.evaluation import EVALUATORS, EvaluatorError, default_weights, evaluator_named
 from tw_rl.codecup.players import PLAYERS, make_player
 from tw_rl.codecup.protocol import run
 from tw_rl.codecup.rules import SIZES
 from tw_rl.codecup.search import DEFAULT_C_PUCT, DEFAULT_FPU_REDUCTION
+from tw_rl.codecup.weights import CODECUP_SIZE
 
 
 class _Parser(argparse.ArgumentParser):
@@ -41,6 +45,12 @@ def _parser():
     )
     p.add_argument("--time", type=float, default=DEFAULT_BUDGET, help="thinking budget per game in seconds")
     p.add_argument("--safety", type=float, default=DEFAULT_SAFETY, help="share of the budget the bot may use")
+    p.add_argument(
+        "--evaluator",
+        choices=sorted(EVALUATORS),
+        default=None,
+        help="bot: the evaluator (default: network with weights, else territory)",
+    )
     weights = p.add_mutually_exclusive_group()
     weights.add_argument(
         "--weights", default=None, help="bot: network weights file (default: the shipped student, 6-board)"
@@ -67,20 +77,25 @@ def _parser():
         help="bot clock: own moves expected per empty cell above the end; lower spends more per move "
         "(default %(default)s)",
     )
-    p.add_argument("--size", type=int, choices=SIZES, default=6, help="cells per board side (default 6)")
+    p.add_argument(
+        "--size",
+        type=int,
+        choices=SIZES,
+        default=CODECUP_SIZE,
+        help="cells per board side (default %(default)s)",
+    )
     p.add_argument("--seed", type=int, default=None, help="seed of the random players")
     return p
 
 
 def bot_evaluator(args):
-    """The evaluator the options ask for: --weights FILE, the shipped student, or none (None =
-    the player's own default, the territory evaluator); EvaluatorError for a bad file."""
-    weights = args.weights
-    if weights is None and not args.no_weights and args.player == "bot":
-        weights = default_weights(args.size)
-    if weights is None:
+    """The evaluator the options ask for (None for the players without one); EvaluatorError
+    for an evaluator or weights file it cannot use."""
+    if args.player != "bot":
         return None
-    return make_evaluator(weights, board_size=args.size)
+    weights = None if args.no_weights else args.weights or default_weights(args.size)
+    name = args.evaluator or ("network" if weights is not None else "territory")
+    return evaluator_named(name, weights, args.size)
 
 
 def main(argv=None):

@@ -1,21 +1,38 @@
-"""Policy-value evaluators for the CodeCup bot (standard library only).
+"""Policy-value evaluators for the CodeCup bot, and their registry (standard library only).
 
-The seam: an evaluator has ``evaluate(position, territory=None) -> (priors, value)``:
+The seam: an evaluator has ``evaluate(position) -> (priors, value)``:
 
 - ``priors``: dict {move: probability} over the legal moves of ``position`` (summing to 1);
-- ``value``: float in [-1, 1], the expected result for the side to move;
-- ``territory`` is ignored (kept for old callers): a position computes its sight and territory
-  once, when a move is played (the CodeCup end test needs them), and keeps them, so the
-  evaluators read them from the position at no cost.
+- ``value``: float in [-1, 1], the expected result for the side to move.
 
-An evaluator may also have ``evaluate_groups(position) -> (groups, value)``: the same priors as
-a list of ``(moves, probability of each)`` groups, highest first, where ``moves`` is a bitboard
-of cells (``rules.py``) or a list of moves.  The search then prefers it below the root and
-turns a group into moves only when it needs the next one (most nodes never get a second
-child).  A subclass that changes ``evaluate`` must change ``evaluate_groups`` as well, or set
-it to None.
+A position computes its sight and territory once, when a move is played (the CodeCup end test
+needs them), and keeps them, so evaluators read them from the position at no cost.  (A second
+argument, ``territory``, is accepted and ignored, for old callers.)
+
+A class may also declare ``evaluate_groups(position) -> (groups, value)``: the same priors as a
+list of ``(moves, probability of each)`` groups, highest first, where ``moves`` is a bitboard of
+cells (``rules.py``) or a list of moves.  The search then uses it below the root and turns a
+group into moves only when it needs the next one (most nodes never get a second child).  The
+fast path is the class's own declaration, never inherited alone: the search uses it only when
+the class that defines ``evaluate`` defines ``evaluate_groups`` too (``grouped_priors``), so a
+subclass that overrides ``evaluate`` alone is asked ``evaluate`` everywhere.
 
 The search never calls an evaluator on a finished position.
+
+A new evaluator is one class and one ``register_evaluator(name, factory)``: ``factory(weights,
+board_size) -> evaluator``, where ``weights`` is the weights file the bot was given (``--weights
+FILE``, else the student shipped for the board, ``weights.default_weights``; None with
+``--no-weights`` or where none is shipped).  The bot's command line chooses one by name
+(``--evaluator NAME``; ``evaluator_named``).  Registered here:
+
+- ``territory``: ``TerritoryEvaluator`` (no weights; see below);
+- ``network``: the student network of the weights file (``network.NetworkEvaluator``, a
+  pure-Python forward pass); a file that is not a valid weights file for this board is refused
+  with one line (``WeightsError``, an ``EvaluatorError``; both live in ``errors.py`` and are
+  importable from here).
+
+``make_evaluator(weights_path=None, board_size=None)`` is the bot's default: the network of a
+weights file, the territory evaluator without one.
 
 ``TerritoryEvaluator`` (no weights):
 
@@ -24,28 +41,17 @@ The search never calls an evaluator on a finished position.
       minus theirs.  A side's territory is what it keeps even when the opponent moves first
       everywhere: the settled cells.  Early on both are empty, so T alone is blind there (a
       1-ply greedy on T is no better than random play).
-  C = control margin (``control_margin``): cell by cell, a stack counts for its owner unless
-      the other side may capture it now; an empty cell counts for the side that sees it more
-      often (the official game's "controlled" cells).  A 1-ply greedy on C beats random play
-      and the T-greedy 20-0 each.
+  C = control margin: cell by cell, a stack counts for its owner unless the other side may
+      capture it now; an empty cell counts for the side that sees it more often (the official
+      game's "controlled" cells).  A 1-ply greedy on C beats random play and the T-greedy 20-0
+      each.
   k = 12 (tuned in 20-game matches at 200 simulations a move: k = 12 beat k = 6 14-6 and
   k = 24 13-7; C alone and T + C were even).  A 10-cell lead in both margins on the 91-cell
   board is worth tanh(1.3) = 0.86; the search still reaches true terminal values (+-1).
-- priors ("heuristic", the default; see ``move_weights``): by move type from the sight
+- priors ("heuristic", the default; see ``_weight_groups``): by move type from the sight
   planes, then scaled down in a settled territory.  Contested empty cells, captures and
   threatened stacks first; quiet moves in cells already ours last.  Costs one pass over the
   legal moves; beat uniform priors 18-2 at 200 simulations a move.  ("uniform": equal priors.)
-
-``DEFAULT_WEIGHTS`` is the student shipped inside the package (``student-default.twnet``, for the
-6-board; ``default_weights(size)`` says whether it is there and fits): ``python -m tw_rl.codecup``
-and ``tw-rl export`` use it unless told ``--no-weights``.
-
-``make_evaluator(weights_path=None)`` returns a ``TerritoryEvaluator`` without a weights file.
-With one it returns the student network of that file (``network.NetworkEvaluator``, a
-pure-Python forward pass) through the module-level hook ``NETWORK_EVALUATOR_FACTORY``, a
-callable ``factory(path[, board_size]) -> evaluator``; a file that is not a valid weights file
-for this board is refused with one line (``WeightsError``, an ``EvaluatorError``; both live in
-``errors.py`` and are importable from here).
 
 Everything is computed on the rules engine's bitboards (``rules.py``): the margins are
 population counts of bit-sliced comparisons, the priors a handful of masks.
@@ -57,41 +63,24 @@ import os
 from tw_rl.codecup.errors import EvaluatorError, WeightsError
 from tw_rl.codecup.network import NetworkEvaluator
 from tw_rl.codecup.rules import RED
+from tw_rl.codecup.weights import CODECUP_SIZE, DEFAULT_NETWORKS, PACKAGE_DIR, default_weights
 
 __all__ = [
     "DEFAULT_WEIGHTS",
-    "DEFAULT_WEIGHTS_SIZE",
-    "NETWORK_EVALUATOR_FACTORY",
+    "EVALUATORS",
     "EvaluatorError",
     "TerritoryEvaluator",
     "WeightsError",
-    "control_margin",
     "default_weights",
+    "evaluator_named",
+    "grouped_priors",
     "make_evaluator",
-    "move_weights",
-    "sight_tables",
+    "register_evaluator",
 ]
 
-# A callable factory(weights_path[, board_size]) -> evaluator; None: weights files are refused.
-NETWORK_EVALUATOR_FACTORY = NetworkEvaluator
-
-
-# The student shipped with the package (package data; absent inside a submission built without it).
-DEFAULT_WEIGHTS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "student-default.twnet")
-DEFAULT_WEIGHTS_SIZE = 6  # the board the shipped student was trained for
-
-
-def default_weights(board_size=DEFAULT_WEIGHTS_SIZE):
-    """The shipped weights file for this board size, or None (other sizes, or not installed)."""
-    if board_size == DEFAULT_WEIGHTS_SIZE and os.path.isfile(DEFAULT_WEIGHTS):
-        return DEFAULT_WEIGHTS
-    return None
-
-
-def sight_tables(position):
-    """[unused, red sight, white sight]: how many of the 6 rays from each cell see that colour
-    first, as lists in cell order (``Position.sight_lists``; the search itself uses planes)."""
-    return position.sight_lists()
+# The CodeCup board's entry of the table (``weights.DEFAULT_NETWORKS``), for callers not yet
+# asking ``default_weights(size)``.
+DEFAULT_WEIGHTS = os.path.join(PACKAGE_DIR, DEFAULT_NETWORKS[CODECUP_SIZE])
 
 
 def _sides(position):
@@ -105,19 +94,11 @@ def _sides(position):
     return white, red, neutral, wc, rc, (white_more, red_more, white_up, red_up)
 
 
-def control_margin(position, sg=None):
-    """Cells the side to move controls minus those the opponent controls, stack by stack.
-
-    A stack is its owner's unless the other side may capture it now (sight above its height
-    and the capture not suicidal); an empty or neutral cell belongs to the side that sees
-    it more often (and, for the neutral stack, could take it).  ``sg`` is ignored.
-    """
-    mine, theirs, neutral, _, _, comparisons = _sides(position)
-    return _control(position.board.mask, mine, theirs, neutral, comparisons)
-
-
 def _control(mask, mine, theirs, neutral, comparisons):
-    """The control margin from the side to move's stacks and sight comparisons (see above)."""
+    """Cells the side to move controls minus those the opponent controls, stack by stack: a
+    stack is its owner's unless the other side may capture it now (sight above its height and
+    the capture not suicidal); an empty or neutral cell belongs to the side that sees it more
+    often (and, for the neutral stack, could take it)."""
     a_more, b_more, a_up, b_up = comparisons
     empty = mask & ~(mine | theirs | neutral)
     return (
@@ -183,8 +164,11 @@ class TerritoryEvaluator:
 
 
 def _weight_groups(legal, mine, theirs, neutral, b, a_more, b_up, t_mine, t_theirs):
-    """[(cells, weight)]: the legal placements grouped by their prior weight (see
-    ``move_weights``), empty groups left out."""
+    """[(cells, weight)]: the legal placements grouped by their prior weight, empty groups left
+    out.  Empty cell: 1.0 when the opponent sees it as often as we do (contested), 0.5 when it
+    sees it less, 0.15 when it does not see it at all (ours anyway).  Capture: 1.5 (of a neutral
+    stack: 0.7).  Reinforcement: 1.0 when the stack is under threat, else 0.05.  Then x0.1 in
+    our own territory (already safe) and x0.3 in the opponent's."""
     empty = legal & ~(mine | theirs | neutral)
     b_sees = b[0] | b[1] | b[2]
     less = empty & a_more & b_sees
@@ -207,39 +191,57 @@ def _weight_groups(legal, mine, theirs, neutral, b, a_more, b_up, t_mine, t_thei
     return groups
 
 
-def move_weights(position, moves, sg=None, territory=None):
-    """Unnormalised prior weights of the legal moves, by move type.
+def grouped_priors(evaluator):
+    """The evaluator's ``evaluate_groups`` when the class that defines its ``evaluate`` declares
+    it too, else None (the search then asks ``evaluate`` everywhere)."""
 
-    Empty cell: 1.0 when the opponent sees it as often as we do (contested), 0.5 when it
-    sees it less, 0.15 when it does not see it at all (ours anyway).  Capture: 1.5 (of a
-    neutral stack: 0.7).  Reinforcement: 1.0 when the stack is under threat, else 0.05.
-    Then x0.1 in our own territory (already safe) and x0.3 in the opponent's.  ``sg`` and
-    ``territory`` are ignored (the position keeps them); the pass weighs 1.0.
-    """
-    board = position.board
-    tr, tw = position.territory_bits()
-    mine, theirs, neutral, _, b, (a_more, _, _, b_up) = _sides(position)
-    t_mine, t_theirs = (tr, tw) if position.to_move == RED else (tw, tr)
-    legal = board.bitboard(m for m in moves if m != board.num_cells)
-    weight = {board.num_cells: 1.0}
-    for cells, w in _weight_groups(legal, mine, theirs, neutral, b, a_more, b_up, t_mine, t_theirs):
-        weight.update(dict.fromkeys(board.cells(cells), w))
-    return [weight[m] for m in moves]
+    def owner(name):
+        return next((k for k in type(evaluator).__mro__ if name in vars(k)), None)
+
+    grouped = getattr(evaluator, "evaluate_groups", None)
+    if grouped is None or owner("evaluate_groups") is not owner("evaluate"):
+        return None
+    return grouped
+
+
+# name -> factory(weights, board_size) -> evaluator (see the module docstring)
+EVALUATORS = {}
+
+
+def register_evaluator(name, factory):
+    """Make ``factory`` the evaluator called ``name`` (``--evaluator NAME``); returns it."""
+    if not name or name in EVALUATORS:
+        raise ValueError(f"evaluator name {name!r} is empty or taken")
+    EVALUATORS[name] = factory
+    return factory
+
+
+def _network(weights, board_size):
+    if weights is None:
+        where = f" for the size-{board_size} board" if board_size is not None else ""
+        raise EvaluatorError(f"the network evaluator needs a weights file: none given, none shipped{where}")
+    if not os.path.isfile(weights):
+        raise EvaluatorError(f"weights file not found: {weights}")
+    return NetworkEvaluator(weights, board_size)
+
+
+register_evaluator("territory", lambda weights, board_size: TerritoryEvaluator())
+register_evaluator("network", _network)
+
+
+def evaluator_named(name, weights=None, board_size=None):
+    """The registered evaluator ``name`` for this weights file and board; EvaluatorError (one
+    line) for an unknown name or a file it refuses."""
+    factory = EVALUATORS.get(name)
+    if factory is None:
+        raise EvaluatorError(f"unknown evaluator {name!r}; one of {', '.join(sorted(EVALUATORS))}")
+    return factory(weights, board_size)
 
 
 def make_evaluator(weights_path=None, board_size=None, **options):
-    """The evaluator for a weights file; the territory evaluator when there is none.
-
-    With ``board_size`` a weights file made for another board is refused here, at start-up.
-    """
+    """The evaluator for a weights file (the network); the territory evaluator when there is
+    none (``options``: its settings).  With ``board_size`` a weights file made for another board
+    is refused here, at start-up."""
     if weights_path is None:
         return TerritoryEvaluator(**options)
-    if not os.path.isfile(weights_path):
-        raise EvaluatorError(f"weights file not found: {weights_path}")
-    if NETWORK_EVALUATOR_FACTORY is None:
-        raise EvaluatorError(
-            f"cannot use weights file {weights_path}: no network evaluator is installed in this build"
-        )
-    if board_size is None:
-        return NETWORK_EVALUATOR_FACTORY(weights_path)
-    return NETWORK_EVALUATOR_FACTORY(weights_path, board_size)
+    return evaluator_named("network", weights_path, board_size)

@@ -361,11 +361,6 @@ class Network:
                 out.append((x & keep) - (biases & keep))
         return out
 
-    def hidden_floats(self, keys):
-        """h_i as lists of floats (for inspection and tests)."""
-        inv = 1.0 / self._scale
-        return [[v * inv for v in _lanes(x, self._lane_bytes)] for x in self.hidden_cells(keys)]
-
     def run(self, keys, glob, cells):
         """({move: logit} for the moves in ``cells`` (n = pass), value) for one position."""
         h = self.hidden_cells(keys)

@@ -33,6 +33,7 @@ Design
 import math
 import time
 
+from tw_rl.codecup.evaluation import grouped_priors
 from tw_rl.codecup.rules import RED, WHITE
 
 DEFAULT_C_PUCT = 1.5  # exploration weight of PUCT
@@ -68,7 +69,7 @@ class Node:
     that order, so the children made so far are a prefix of the moves (``children`` grows by
     appending): selection scores only the visited moves and the one unvisited move with the
     highest prior, the only unvisited move that can win it (they all share the same
-    first-play urgency).  With an evaluator's prior groups (``evaluate_groups``) the moves are
+    first-play urgency).  With an evaluator's prior groups (``grouped_priors``) the moves are
     listed group by group, when the next child needs them (``grow``); ``size`` counts them all.
     """
 
@@ -105,15 +106,15 @@ class Node:
         self.visits = 0  # simulations through this node (its own evaluation included)
         self.wsum = 0.0  # sum of their values, for the side to move here
 
-    def expand(self, evaluator, legal=None):
-        """Evaluate the node (terminal: its result); returns the value for its side to move."""
+    def expand(self, evaluator, legal=None, grouped=None):
+        """Evaluate the node (terminal: its result); returns the value for its side to move.
+        ``grouped``: the evaluator's prior groups (``grouped_priors``), used below the root."""
         self.children = []
         if self.terminal:
             self.value = result_value(self.pos)
             self.moves = []
             return self.value
-        grouped = getattr(evaluator, "evaluate_groups", None) if legal is None else None
-        if grouped is not None:
+        if grouped is not None and legal is None:
             groups, value = grouped(self.pos)
             self.groups = groups
             self.size = sum(m.bit_count() if type(m) is int else len(m) for m, _ in groups)
@@ -171,6 +172,7 @@ class MCTS:
         now=time.monotonic,
     ):
         self.evaluator = evaluator
+        self.grouped = grouped_priors(evaluator)  # the class's own fast path, or None
         self.c_puct = float(c_puct)
         self.fpu_reduction = float(fpu_reduction)
         self.reuse = reuse
@@ -230,7 +232,7 @@ class MCTS:
             node.grow()
         child = Node(advance(node.pos, node.moves[k]))
         node.children.append(child)
-        value = child.expand(self.evaluator)
+        value = child.expand(self.evaluator, grouped=self.grouped)
         child.visits = 1
         child.wsum = value
         return child, value

@@ -27,10 +27,16 @@ The reader checks, in this order, the length, magic, version, checksum, header a
 sizes, and (when asked) the board size; any mismatch raises ``WeightsError`` with one line.
 ``WeightsError`` (``errors.py``) is an ``EvaluatorError``, so the bot's command line reports
 it in one line and exits 2.  (``weights.WeightsError`` stays importable from here.)
+
+Default networks: ``DEFAULT_NETWORKS`` is the one table of the students shipped with the package
+(package data beside this module), by board size; ``default_weights(size)`` is the file of a
+board, or None where none is shipped (or inside a submission, which embeds its own).  Shipping
+a network for another board is one entry here and its file in ``pyproject.toml``'s package data.
 """
 
 import hashlib
 import json
+import os
 import struct
 
 from tw_rl.codecup.errors import WeightsError
@@ -41,6 +47,18 @@ PREFIX = struct.Struct("<8sHHII")  # magic, version, board size, header length, 
 DIGEST_SIZE = 32  # sha256
 QUANTIZATIONS = ("int8", "float16")
 DTYPES = ("f32", "f16", "i8")
+
+CODECUP_SIZE = 6  # the CodeCup's board: the bot's default --size, the one the submission plays
+# board size -> the student shipped for it (a file name beside this module)
+DEFAULT_NETWORKS = {CODECUP_SIZE: "student-default.twnet"}
+PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
+
+
+def default_weights(board_size):
+    """The shipped weights file for this board size, or None (none shipped, or not installed)."""
+    name = DEFAULT_NETWORKS.get(board_size)
+    path = os.path.join(PACKAGE_DIR, name) if name else None
+    return path if path is not None and os.path.isfile(path) else None
 
 
 class Weights:

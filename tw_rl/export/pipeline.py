@@ -30,6 +30,7 @@ from tw_rl.export.student import StudentNet, masked_softmax, torch_outputs
 from tw_rl.export.weights_file import quantization_error, write_weights
 from tw_rl.scalar_position import scalar_position
 from tw_rl.training.checkpoint import (
+    check_size,
     latest_checkpoint,
     load_checkpoint,
     net_from_checkpoint,
@@ -157,8 +158,7 @@ def _teacher(cfg: ExportConfig, run: Path | None) -> tuple[Path, nn.Module]:
         path, payload = found
     else:
         raise ValueError("teacher_weight > 0 and baseline_games > 0 need teacher or run_dir")
-    if int(payload["size"]) != cfg.size:
-        raise ValueError(f"the teacher {path} plays the size-{payload['size']} board")
+    check_size(payload, cfg.size, path, "the export")
     return path, net_from_checkpoint(payload)
 
 

@@ -54,12 +54,13 @@ from importlib import metadata
 from pathlib import Path
 
 from tw_rl.codecup.evaluation import make_evaluator
+from tw_rl.codecup.weights import CODECUP_SIZE
 from tw_rl.files import same_bytes, write_atomic
 
 PACKAGE = "tw_rl.codecup"
 ROOT_PACKAGE = "tw_rl"
 SIZE_LIMIT = 1_474_560  # bytes: the CodeCup's limit on a submitted source file
-BOARD_SIZE = 6  # cells per side of the CodeCup board, where the submission plays
+BOARD_SIZE = CODECUP_SIZE  # cells per side of the CodeCup board, where the submission plays
 _ROOT_STUB = '"""tw_rl reduced to the CodeCup bot (a stub package made by tw-rl export)."""\n'
 
 

@@ -11,6 +11,10 @@ Files are named ``ckpt-g<generation, 6 digits>.pt`` in a run's ``checkpoints/`` 
 The package ships one checkpoint, the default teacher (``teacher-default.pt`` beside this
 module, its model card ``teacher-default.md``): the name ``default`` stands for it wherever a
 checkpoint is asked for (``resolve_checkpoint``).
+
+Every reader goes through ``load_checkpoint``; given the board size it will be used on
+(``size=``) it makes the one board-size check (``check_size``), so a checkpoint of another board
+is refused with the same one line wherever it is read.
 """
 
 from __future__ import annotations
@@ -48,10 +52,7 @@ def initial_checkpoint(name: str | Path, size: int) -> tuple[Path, dict]:
     """The checkpoint a new run starts from (``init_from``): its path and payload, refused with
     a ``CheckpointError`` when it is for another board size."""
     path = resolve_checkpoint(name)
-    payload = load_checkpoint(path)
-    if int(payload["size"]) != size:
-        raise CheckpointError(f"{path} is for board size {payload['size']}, the run plays size {size}")
-    return path, payload
+    return path, load_checkpoint(path, size=size, user="the run")
 
 
 def checkpoint_path(folder: Path, generation: int) -> Path:
@@ -104,8 +105,18 @@ def save_checkpoint(folder: Path, generation: int, payload: dict) -> Path:
     return path
 
 
-def load_checkpoint(path: Path, map_location: str | torch.device = "cpu") -> dict:
-    """Read a checkpoint safely (no pickle), checking its format."""
+def check_size(payload: dict, size: int, path: str | Path, user: str = "the game") -> None:
+    """The one board-size check: ``CheckpointError`` when the checkpoint ``payload`` (read from
+    ``path``) is for another board than ``size``, the board ``user`` plays."""
+    if int(payload["size"]) != size:
+        raise CheckpointError(f"{path} is for board size {payload['size']}, {user} plays size {size}")
+
+
+def load_checkpoint(
+    path: Path, map_location: str | torch.device = "cpu", *, size: int | None = None, user: str = "the game"
+) -> dict:
+    """Read a checkpoint safely (no pickle), checking its format; with ``size``, also its board
+    (``check_size``, ``user`` naming who plays that board in the message)."""
     try:
         payload = torch.load(path, map_location=map_location, weights_only=True)
     except FileNotFoundError:
@@ -114,6 +125,8 @@ def load_checkpoint(path: Path, map_location: str | torch.device = "cpu") -> dic
         raise CheckpointError(f"{path} is not a readable checkpoint ({type(err).__name__}: {err})") from None
     if not isinstance(payload, dict) or payload.get("format") != CHECKPOINT_FORMAT:
         raise CheckpointError(f"{path} is not a tw_rl checkpoint of format {CHECKPOINT_FORMAT}")
+    if size is not None:
+        check_size(payload, size, path, user)
     return payload
 
 
@@ -132,3 +145,12 @@ def net_from_checkpoint(payload: dict, device: torch.device | str = "cpu") -> Tu
     net = TumbleweedNet(NetConfig(**payload["net"]), int(payload["size"]))
     net.load_state_dict(payload["model"])
     return net.to(device).eval()
+
+
+def load_net(
+    path: Path, size: int, device: torch.device | str = "cpu", user: str = "the game"
+) -> tuple[TumbleweedNet, dict]:
+    """The network of a checkpoint for the ``size`` board, and its payload (``CheckpointError``:
+    unreadable, or for another board)."""
+    payload = load_checkpoint(path, size=size, user=user)
+    return net_from_checkpoint(payload, device), payload
