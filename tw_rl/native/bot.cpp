@@ -946,7 +946,10 @@ class Network : public Evaluator {
     // code -> slot; slots hold the packed self vector and D messages
     std::vector<int32_t> slot_of;
     std::vector<int64_t> slots;
-    std::vector<int64_t> h;  // per cell x W, scratch
+    // int32 copies when no sum of 8 rows can leave int32 (checked at load): twice the SIMD lanes
+    bool narrow = false;
+    std::vector<int32_t> slots32, const_q32;
+    std::vector<double> h;  // per cell x W: the hidden values in fixed point (exact integers)
     uint64_t evaluations = 0;
 
     explicit Network(const Weights &w) {
@@ -1022,6 +1025,23 @@ class Network : public Evaluator {
             hidden_q[k] = int64_t(std::nearbyint(hidden_w[k] * double(1 << HIDDEN_BITS)));
         slot_of.assign(NUM_CODES, -1);
         h.resize(size_t(NUM_CELLS) * W);
+        // |self| + |const| + 6 |message| of any cell, any lane, in fixed point (+1 per rounding)
+        double bound = 0.0;
+        for (int j = 0; j < W; ++j) {
+            double sm[3] = {0, 0, 0}, mm[3] = {0, 0, 0}, km = 0;
+            const int lo[3] = {0, OWNER_ROWS, OWNER_ROWS + SIGHT_ROWS}, hi[3] = {OWNER_ROWS, OWNER_ROWS + SIGHT_ROWS, ROWS};
+            for (int part = 0; part < 3; ++part)
+                for (int row = lo[part]; row < hi[part]; ++row) {
+                    sm[part] = std::max(sm[part], std::fabs(self_rows[size_t(row) * W + j]));
+                    for (int d = 0; d < D; ++d)
+                        mm[part] = std::max(mm[part], std::fabs(msg_rows[(size_t(d) * ROWS + row) * W + j]));
+                }
+            for (int i = 0; i < NUM_CELLS; ++i) km = std::max(km, std::fabs(double(const_q[size_t(i) * W + j])));
+            double b = km + (sm[0] + sm[1] + sm[2]) * scale + 1 + 6 * ((mm[0] + mm[1] + mm[2]) * scale + 1);
+            bound = std::max(bound, b);
+        }
+        narrow = bound * NUM_CELLS < 2.0e9;  // the sum over the cells too
+        if (narrow) const_q32.assign(const_q.begin(), const_q.end());
     }
 
     // The packed rows of a cell code: self vector, then D messages (network._rows, _pack).
@@ -1046,13 +1066,43 @@ class Network : public Evaluator {
                 for (int j = 0; j < W; ++j)
                     out[W * (1 + d) + j] = int64_t(std::nearbyint((ma[j] + mb[j] + mc[j]) * scale));
             }
+            if (narrow) slots32.insert(slots32.end(), out, out + per);
         }
         return &slots[size_t(s) * per];
     }
 
+    // h_i = relu(self + const + the neighbours' messages) for every cell, and their sum.
+    // WC: the width as a compile-time constant (0: read it from the file), so that the compiler
+    // knows the trip counts and vectorises the lanes at -O2.
+    template <class T, int WC>
+    void mix(const std::vector<T> &table, const std::vector<T> &konst, const int (&slot)[NUM_CELLS],
+             int64_t *sum_out) {
+        const int W = WC ? WC : width, D = directions;
+        const size_t per = size_t(W) * (1 + D);
+        T acc[WC ? WC : 4096], sum[WC ? WC : 4096];
+        for (int j = 0; j < W; ++j) sum[j] = 0;
+        for (int i = 0; i < NUM_CELLS; ++i) {
+            const T *s = &table[size_t(slot[i]) * per], *k = &konst[size_t(i) * W];
+            for (int j = 0; j < W; ++j) acc[j] = T(s[j] + k[j]);
+            for (int d = 0; d < 6; ++d) {
+                int nb = BOARD.nbr[i][d];
+                if (nb == NUM_CELLS) continue;  // the edge constant is in konst
+                const T *m = &table[size_t(slot[nb]) * per + size_t(W) * (1 + (D == 6 ? d : 0))];
+                for (int j = 0; j < W; ++j) acc[j] = T(acc[j] + m[j]);
+            }
+            double *hi = &h[size_t(i) * W];
+            for (int j = 0; j < W; ++j) {
+                T x = acc[j] < 1 ? T(0) : acc[j];
+                hi[j] = double(x);
+                sum[j] = T(sum[j] + x);
+            }
+        }
+        for (int j = 0; j < W; ++j) sum_out[j] = int64_t(sum[j]);
+    }
+
     // (logits of `cells`, value) for one position (network.Network.run).
     double run(const Pos &p, const Info &info, const std::vector<int> &cells, std::vector<double> &logits) {
-        const int W = width, H = hidden, D = directions;
+        const int W = width, H = hidden;
         const int me = p.to_move;
         const Bits &mine = me == RED ? p.red : p.white, &theirs = me == RED ? p.white : p.red;
         const Planes &a_s = me == RED ? info.rc : info.wc, &b_s = me == RED ? info.wc : info.rc;
@@ -1072,25 +1122,20 @@ class Network : public Evaluator {
             codes[i][2] = c;
             entry(a, b, c);  // made now: a new entry may move the slots
         }
-        const int64_t *rows[NUM_CELLS];
-        for (int i = 0; i < NUM_CELLS; ++i) rows[i] = entry(codes[i][0], codes[i][1], codes[i][2]);
-        // h_i = relu(self + const + the neighbours' messages), in fixed point
+        int slot[NUM_CELLS];
+        for (int i = 0; i < NUM_CELLS; ++i)
+            slot[i] = slot_of[size_t((codes[i][0] * SIGHT_ROWS + codes[i][1]) * STATUS_ROWS + codes[i][2])];
         std::vector<int64_t> sum(static_cast<size_t>(W), 0);
-        for (int i = 0; i < NUM_CELLS; ++i) {
-            int64_t *hi = &h[size_t(i) * W];
-            const int64_t *s = rows[i], *k = &const_q[size_t(i) * W];
-            for (int j = 0; j < W; ++j) hi[j] = s[j] + k[j];
-            for (int d = 0; d < 6; ++d) {
-                int nb = BOARD.nbr[i][d];
-                if (nb == NUM_CELLS) continue;  // the edge constant is in const_q
-                const int64_t *m = rows[nb] + size_t(W) * (1 + (D == 6 ? d : 0));
-                for (int j = 0; j < W; ++j) hi[j] += m[j];
-            }
-            for (int j = 0; j < W; ++j) {
-                if (hi[j] < 1) hi[j] = 0;
-                sum[size_t(j)] += hi[j];
-            }
-        }
+        if (narrow && W == 32)
+            mix<int32_t, 32>(slots32, const_q32, slot, sum.data());
+        else if (narrow && W == 16)
+            mix<int32_t, 16>(slots32, const_q32, slot, sum.data());
+        else if (narrow && W == 64)
+            mix<int32_t, 64>(slots32, const_q32, slot, sum.data());
+        else if (narrow)
+            mix<int32_t, 0>(slots32, const_q32, slot, sum.data());
+        else
+            mix<int64_t, 0>(slots, const_q, slot, sum.data());
         const double inv = (1.0 / double(NUM_CELLS)) / double(1 << FIXED_BITS);
         std::vector<double> g(static_cast<size_t>(W)), z(static_cast<size_t>(H));
         for (int j = 0; j < W; ++j) g[size_t(j)] = double(sum[size_t(j)]) * inv;
@@ -1100,15 +1145,33 @@ class Network : public Evaluator {
         for (int k = 0; k < H; ++k) v += value_w[size_t(k)] * z[size_t(k)];
         double value = std::tanh(v + value_b);
         logits.resize(cells.size());
-        for (size_t m = 0; m < cells.size(); ++m) {
+        const double *u = policy_w_fixed.data();
+        size_t m = 0;
+        // four moves at a time: four independent sums, each in the order of the Python code
+        for (; m + 4 <= cells.size() && cells[m + 3] != PASS; m += 4) {
+            const double *h0 = &h[size_t(cells[m]) * W], *h1 = &h[size_t(cells[m + 1]) * W],
+                         *h2 = &h[size_t(cells[m + 2]) * W], *h3 = &h[size_t(cells[m + 3]) * W];
+            double x0 = 0.0, x1 = 0.0, x2 = 0.0, x3 = 0.0;
+            for (int j = 0; j < W; ++j) {
+                x0 += h0[j] * u[j];
+                x1 += h1[j] * u[j];
+                x2 += h2[j] * u[j];
+                x3 += h3[j] * u[j];
+            }
+            logits[m] = x0 + policy_b;
+            logits[m + 1] = x1 + policy_b;
+            logits[m + 2] = x2 + policy_b;
+            logits[m + 3] = x3 + policy_b;
+        }
+        for (; m < cells.size(); ++m) {
             int y = cells[m];
             double x = 0.0;
             if (y == PASS) {
                 for (int k = 0; k < H; ++k) x += pass_w[size_t(k)] * z[size_t(k)];
                 logits[m] = x + pass_b;
             } else {
-                const int64_t *hy = &h[size_t(y) * W];
-                for (int j = 0; j < W; ++j) x += double(hy[j]) * policy_w_fixed[size_t(j)];
+                const double *hy = &h[size_t(y) * W];
+                for (int j = 0; j < W; ++j) x += hy[j] * u[j];
                 logits[m] = x + policy_b;
             }
         }
