@@ -51,10 +51,31 @@ def _browser_or_skip() -> str:
 
 
 @pytest.fixture
-def server(results_db):
-    """``tw-rl serve --port 0 --db DB`` in a child process; yields its address."""
+def damaged_checkpoint(tmp_path) -> Path:
+    path = tmp_path / "damaged.pt"
+    path.write_bytes(b"not a checkpoint")
+    return path
+
+
+@pytest.fixture
+def server(results_db, damaged_checkpoint):
+    """``tw-rl serve --port 0 --db DB --checkpoint default --checkpoint DAMAGED`` in a child
+    process; yields its address."""
     process = subprocess.Popen(
-        [sys.executable, "-m", "tw_rl.cli", "serve", "--port", "0", "--db", str(results_db)],
+        [
+            sys.executable,
+            "-m",
+            "tw_rl.cli",
+            "serve",
+            "--port",
+            "0",
+            "--db",
+            str(results_db),
+            "--checkpoint",
+            "default",
+            "--checkpoint",
+            str(damaged_checkpoint),
+        ],
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,
@@ -101,7 +122,7 @@ def test_play_a_game_through_clicks(server, page, tmp_path, capsys):
     page.goto(server)
     page.wait_for_selector("g.cell[data-name='F6']")
     assert page.locator("g.cell").count() == 91
-    page.fill("#bot", "bot@0.05")
+    page.fill("#bot", "bot@0.5")
     page.select_option("#colour", "red")
     page.click("#new")
     _wait_idle(page)
@@ -176,18 +197,20 @@ def test_step_through_stored_games_with_the_heat_map(server, page):
     page.wait_for_selector("#analysis:has-text('the game is over here')")
     assert "Game over" in page.inner_text("#status")
 
-    # A damaged checkpoint: a visible message, the position stays.
-    page.fill("#checkpoint", "/no/such/checkpoint.pt")
-    page.dispatch_event("#checkpoint", "change")
+    # A damaged checkpoint (offered by the server): a visible message, the position stays.
+    assert page.locator("#checkpoint option").all_inner_texts() == ["(none)", "default", "damaged"]
+    page.select_option("#checkpoint", "damaged")
     page.click("#prev")
-    page.wait_for_selector("#analysis:has-text('No analysis: checkpoint /no/such/checkpoint.pt')")
+    page.wait_for_selector("#analysis:has-text('No analysis: checkpoint damaged: ')")
     label = page.inner_text("#ply-label")
     assert page.locator("g.cell").count() == 91 and re.match(r"ply (\d+) of (\d+)", label)
     ply, plies = map(int, re.match(r"ply (\d+) of (\d+)", label).groups())
     assert ply == plies - 1
-    page.fill("#checkpoint", "default")
-    page.dispatch_event("#checkpoint", "change")
+    page.select_option("#checkpoint", "default")
     page.wait_for_selector("#analysis:has-text('Value for')")
+    page.select_option("#checkpoint", "")  # none: the heat map goes
+    page.wait_for_selector("#analysis:has-text('Choose a checkpoint')")
+    assert page.locator("g.cell text.heat").count() == 0
 
     # A pasted record, and a malformed one.
     text = record_text(9)
@@ -220,3 +243,104 @@ def test_a_late_analysis_leaves_a_newer_error_in_view(server, page):
     page.wait_for_selector("#analysis:has-text('Value for')")
     assert "start: white" in page.inner_text("#message")
     assert "error" in page.get_attribute("#message", "class")
+
+
+def _game(page) -> dict:
+    return page.evaluate("() => page.game")
+
+
+def _api(page, server, path) -> dict:
+    response = page.request.get(server + path.lstrip("/"))
+    assert response.ok, response.text()
+    return response.json()
+
+
+def test_the_aids_while_playing(server, page):
+    """The evaluation bar (the bot's and a checkpoint's), a hint with its line, the hover
+    preview (a height, a refusal with its reason), the score bar, and the move list's clicks."""
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    page.goto(server)
+    page.wait_for_selector("g.cell")
+    assert "S seconds for the whole game" in page.inner_text("#bot-help")
+    assert "bot@S takes 0.1 to 300 s for the whole game" in page.inner_text("#limits")
+    page.fill("#bot", "greedy")
+    page.click("#new")
+    _wait_idle(page)
+    page.wait_for_selector("g.cell.legal")
+
+    # The evaluation bar: the value the server gives for this ply, red's share of the bar.
+    page.wait_for_selector("#eval-text:has-text('Red ')")
+    game = _game(page)
+    expected = _api(page, server, f"/api/games/{game['id']}/eval/0?by=bot")
+    assert float(page.get_attribute("#eval-bar", "data-value-red")) == expected["value_red"]
+    width = page.evaluate("() => document.getElementById('eval-red').style.width")
+    assert width == f"{round((1 + expected['value_red']) * 50)}%"
+    page.select_option("#eval-by", "default")
+    page.wait_for_selector("#eval-text:has-text('checkpoint default')")
+    by_net = _api(page, server, f"/api/games/{game['id']}/eval/0?by=default")
+    assert float(page.get_attribute("#eval-bar", "data-value-red")) == by_net["value_red"]
+    page.select_option("#eval-by", "damaged")
+    page.wait_for_selector("#eval-text:has-text('No evaluation: checkpoint damaged')")
+    page.select_option("#eval-by", "bot")
+    page.wait_for_selector("#eval-text:has-text('the CodeCup bot')")
+
+    # The score bar shows the server's counts.
+    bar = game["position"]["score_bar"]
+    for cls, key in [("red-t", "red_territory"), ("red-only", "red_only"), ("white-only", "white_only")]:
+        assert int(page.get_attribute(f"#score-bar .{cls}", "data-count")) == bar[key]
+    assert f"only red can play {bar['red_only']}" in page.inner_text("#score-legend")
+
+    # The hover preview: a legal cell's new height, an illegal one's reason.
+    preview = game["position"]["preview"]
+    names = game["board"]["names"]
+    legal = next(i for i, p in enumerate(preview) if p["legal"])
+    page.hover(f"g.cell[data-name='{names[legal]}']")
+    page.wait_for_selector(
+        f"#preview:has-text('{names[legal]}: a red stack of height {preview[legal]['height']}')"
+    )
+    assert page.locator("g.ghost").count() == 1
+    page.screenshot(path=str(ARTIFACTS / "web-aids-preview.png"), full_page=True)
+    refused = next(i for i, p in enumerate(preview) if not p["legal"] and game["position"]["owner"][i] == 0)
+    page.hover(f"g.cell[data-name='{names[refused]}']")
+    page.wait_for_selector(f"#preview:has-text('{names[refused]}: refused ({preview[refused]['why']})')")
+    assert page.locator("g.ghost.refused").count() == 1
+
+    # A hint: the best move ringed on the board, its line numbered.
+    page.click("#hint")
+    page.wait_for_selector("#hint-text:has-text('Hint: ')")
+    text = page.inner_text("#hint-text")
+    best = re.match(r"Hint: (\w+); line ([\w ]+); value", text)
+    assert best, text
+    line = best.group(2).split()
+    assert line[0] == best.group(1) and len(line) >= 2
+    assert page.locator("g.cell.hint").get_attribute("data-name") == best.group(1)
+    assert page.locator("g.cell text.pv").count() == len(set(line))
+    page.screenshot(path=str(ARTIFACTS / "web-aids-hint.png"), full_page=True)
+
+    # Play the hint, then one more move; the move list takes the board back to any ply.
+    page.click(f"g.cell[data-name='{best.group(1)}']")
+    _wait_idle(page)
+    page.locator("g.cell.legal").first.click()
+    _wait_idle(page)
+    assert _moves(page) == 4 and page.locator("g.cell.hint").count() == 0  # the hint was for ply 0
+    moves = [m["name"] for m in _game(page)["moves"]]
+    page.locator("#moves li").nth(0).click()
+    page.wait_for_selector("#review-label:has-text('Viewing ply 1 of 4, after ')")
+    assert page.locator("g.cell.last").get_attribute("data-name") == moves[0]
+    assert page.locator("g.cell.legal").count() == 0 and page.is_disabled("#review-play")  # the bot's turn
+    page.locator("g.cell").first.click()
+    page.wait_for_selector("#message.error:has-text('viewing an earlier position')")
+    page.wait_for_selector("#eval-text:has-text('Red ')")
+    reviewed = _api(page, server, f"/api/games/{_game(page)['id']}/eval/1?by=bot")
+    assert float(page.get_attribute("#eval-bar", "data-value-red")) == reviewed["value_red"]
+    page.screenshot(path=str(ARTIFACTS / "web-aids-review.png"), full_page=True)
+    page.click("#review-back")
+    assert page.is_hidden("#review") and page.locator("g.cell.last").get_attribute("data-name") == moves[3]
+    page.locator("#moves li").nth(1).click()
+    page.wait_for_selector("#review-label:has-text('Viewing ply 2 of 4')")
+    assert page.is_enabled("#review-play")
+    page.click("#review-play")
+    _wait_idle(page)
+    assert _moves(page) == 2 and page.is_hidden("#review")
+    assert [m["name"] for m in _game(page)["moves"]] == moves[:2]
+    assert page.locator("g.cell.legal").count() > 0

@@ -17,6 +17,10 @@ const page = {
   analysis: null,
   analysisAsked: 0, // how many analyses were asked for; only the newest answer is shown
   busy: false,
+  review: null, // {ply, view}: a past position of the game, shown from the move list
+  hint: null, // {ply, best, pv, ...}: the last hint, for the position it was asked at
+  evalAsked: 0, // as analysisAsked, for the evaluation bar
+  hover: null, // the cell under the pointer (for the preview)
 };
 
 // ------------------------------------------------------------------ server
@@ -68,8 +72,9 @@ function el(name, attrs, parent) {
 }
 
 // Draw one position. board: geometry; position: views.position_view; heat: policy per cell or
-// null; clickable: cells the person may click now.
-function drawBoard(board, position, heat, clickable) {
+// null; clickable: cells the person may click now; hint: {best, pv} names to mark, or null;
+// preview: whether hovering a cell previews the stack a click would place.
+function drawBoard(board, position, heat, clickable, hint, preview) {
   const svg = $("board");
   svg.replaceChildren();
   const r = board.radius;
@@ -90,6 +95,7 @@ function drawBoard(board, position, heat, clickable) {
   const redPlace = new Set(position.placeable.red);
   const whitePlace = new Set(position.placeable.white);
   const legal = new Set(clickable || []);
+  const line = hint ? hint.pv : [];
   const maxHeat = heat && heat.length ? Math.max(...heat, 1e-9) : 1;
   board.centres.forEach(([x, y], i) => {
     const name = board.names[i];
@@ -124,6 +130,16 @@ function drawBoard(board, position, heat, clickable) {
     }
     if (i === position.last_move) g.classList.add("last");
     if (legal.has(i)) g.classList.add("legal");
+    if (hint && name === hint.best) g.classList.add("hint");
+    const step = line.indexOf(name);
+    if (step >= 0) {
+      const t = el("text", { x: x + r * 0.5, y: y + r * 0.35, class: "pv" }, g);
+      t.textContent = String(step + 1);
+    }
+    if (preview) {
+      g.addEventListener("mouseenter", () => showPreview(board, position, i, g));
+      g.addEventListener("mouseleave", () => clearPreview(g));
+    }
     const title = el("title", {}, g);
     title.textContent = name + (owner ? " (" + ["", "red", "white", "neutral"][owner] + " " + position.height[i] + ")" : "");
     g.addEventListener("click", () => clickCell(i, name));
@@ -132,14 +148,188 @@ function drawBoard(board, position, heat, clickable) {
 
 function redraw() {
   if (page.mode === "play" && page.game) {
-    const p = page.game.position;
-    drawBoard(page.game.board, p, null, page.game.your_turn ? p.legal : []);
+    const preview = $("aid-preview").checked;
+    if (page.review) {
+      drawBoard(page.game.board, page.review.view.position, null, [], null, false);
+      drawScoreBar(page.review.view.position);
+    } else {
+      const p = page.game.position;
+      const hint = page.hint && page.hint.ply === page.game.moves.length ? page.hint : null;
+      drawBoard(page.game.board, p, null, page.game.your_turn ? p.legal : [], hint, preview && page.game.your_turn);
+      drawScoreBar(p);
+    }
   } else if (page.mode === "study" && page.study && page.studyPosition) {
     const heat = page.analysis && page.analysis.ply === page.ply ? page.analysis.policy : null;
-    drawBoard(page.study.board, page.studyPosition.position, heat, []);
+    drawBoard(page.study.board, page.studyPosition.position, heat, [], null, false);
+    drawScoreBar(page.studyPosition.position);
   } else {
     $("board").replaceChildren();
+    drawScoreBar(null);
   }
+}
+
+// ------------------------------------------------------------------ aids
+
+// What a click on cell i would do, from the server's per-cell preview (views._preview).
+function previewText(board, position, i) {
+  const name = board.names[i];
+  const p = position.preview[i];
+  if (!p) return "";
+  if (!p.legal) return name + ": refused (" + p.why + ")";
+  const me = position.to_move;
+  const owner = ["", "red", "white", "neutral"][position.owner[i]];
+  let what = name + ": a " + me + " stack of height " + p.height;
+  if (owner === me) what += ", reinforcing " + me + "'s stack of " + position.height[i];
+  else if (owner) what += ", capturing the " + owner + " stack of " + position.height[i];
+  if (p.suicidal) what += "; suicidal: the opponent sees more stacks there and could take it at once (these rules allow it)";
+  return what;
+}
+
+function showPreview(board, position, i, g) {
+  page.hover = i;
+  const box = $("preview");
+  const text = previewText(board, position, i);
+  box.textContent = text;
+  const p = position.preview[i];
+  if (!p) return;
+  const [x, y] = board.centres[i];
+  const r = board.radius;
+  const ghost = el("g", { class: "ghost" + (p.legal ? "" : " refused") }, g);
+  if (p.legal) {
+    const [disc, rim, ink] = DISCS[position.to_move === "red" ? 1 : 2];
+    el("circle", { cx: x, cy: y - r * 0.05, r: r * 0.5, fill: disc, stroke: rim, "stroke-width": 2 }, ghost);
+    const t = el("text", { x, y: y - r * 0.05, class: "height", fill: ink }, ghost);
+    t.textContent = p.height;
+  } else {
+    const d = r * 0.35;
+    el("path", { d: `M${x - d},${y - d}L${x + d},${y + d}M${x + d},${y - d}L${x - d},${y + d}`, stroke: "#b00020", "stroke-width": 4 }, ghost);
+  }
+}
+
+function clearPreview(g) {
+  page.hover = null;
+  $("preview").textContent = "";
+  for (const ghost of g.querySelectorAll(".ghost")) ghost.remove();
+}
+
+// The CodeCup viewer's bar: red's territory, cells only red can play, the rest, cells only
+// white can play, white's territory (views._score_bar).
+function drawScoreBar(position) {
+  const bar = $("score-bar");
+  const legend = $("score-legend");
+  if (!position) {
+    bar.hidden = true;
+    legend.textContent = "";
+    return;
+  }
+  bar.hidden = false;
+  const b = position.score_bar;
+  const rest = b.cells - b.red_territory - b.red_only - b.white_only - b.white_territory;
+  const parts = [["red-t", b.red_territory], ["red-only", b.red_only], ["rest", rest], ["white-only", b.white_only], ["white-t", b.white_territory]];
+  for (const [cls, count] of parts) {
+    const seg = bar.querySelector("." + cls);
+    seg.dataset.count = count;
+    seg.style.flex = count + " 0 0";
+    seg.textContent = count > 0 ? count : "";
+  }
+  legend.textContent = "Red: territory " + b.red_territory + ", only red can play " + b.red_only +
+    " | white: territory " + b.white_territory + ", only white can play " + b.white_only + " | other cells " + rest;
+}
+
+function showEval(valueRed, text) {
+  const box = $("eval-box");
+  box.classList.remove("off");
+  const red = valueRed === null ? 50 : Math.round((1 + valueRed) * 50);
+  $("eval-red").style.width = red + "%";
+  $("eval-bar").dataset.valueRed = valueRed === null ? "" : valueRed;
+  $("eval-text").textContent = text;
+}
+
+function signed(v) {
+  return (v >= 0 ? "+" : "") + v.toFixed(2);
+}
+
+// The live evaluation of the position shown: the bot's evaluator or an offered checkpoint.
+async function updateEval() {
+  const asked = ++page.evalAsked;
+  if (page.mode !== "play") return; // the study panel shows its analysis instead
+  if (!$("aid-eval").checked || !page.game) {
+    $("eval-box").classList.add("off");
+    return;
+  }
+  const game = page.game;
+  const ply = page.review ? page.review.ply : game.moves.length;
+  const position = page.review ? page.review.view.position : game.position;
+  if (position.over || position.phase !== "play") {
+    showEval(null, position.over ? "The game is over." : "No evaluation during the set-up.");
+    return;
+  }
+  const by = $("eval-by").value;
+  showEval(Number($("eval-bar").dataset.valueRed || 0), "Evaluating…");
+  try {
+    const e = await api("GET", "/api/games/" + game.id + "/eval/" + ply + "?by=" + encodeURIComponent(by));
+    if (asked !== page.evalAsked) return;
+    showEval(e.value_red, "Red " + signed(e.value_red) + " (" + e.note + ")");
+  } catch (err) {
+    if (asked !== page.evalAsked) return;
+    showEval(null, "No evaluation: " + err.message);
+  }
+}
+
+async function askHint() {
+  if (!page.game || page.busy) return;
+  const game = page.game;
+  const ply = game.moves.length;
+  $("hint-text").textContent = "Thinking about a hint…";
+  try {
+    const h = await api("POST", "/api/games/" + game.id + "/hint", {});
+    if (game !== page.game) return;
+    h.ply = ply;
+    h.game = game.id;
+    page.hint = h;
+    $("hint-text").textContent = "Hint: " + h.best + "; line " + h.pv.join(" ") + "; value " + signed(h.value) +
+      " for you (" + h.simulations + " simulations; " + h.note + ")";
+    redraw();
+  } catch (err) {
+    if (game !== page.game) return;
+    $("hint-text").textContent = "No hint: " + err.message;
+  }
+}
+
+// A past position of the game (a click in the move list): shown, not played on.
+async function reviewPly(k) {
+  if (!page.game || page.busy) return;
+  const game = page.game;
+  if (k === game.moves.length) {
+    leaveReview();
+    return;
+  }
+  try {
+    const view = await api("GET", "/api/games/" + game.id + "/ply/" + k);
+    if (game !== page.game) return;
+    page.review = { ply: k, view };
+    $("review").hidden = false;
+    $("review-label").textContent = "Viewing ply " + k + " of " + game.moves.length + (k > 0 ? ", after " + game.moves[k - 1].name : " (the start)") + ".";
+    $("review-play").disabled = !view.can_play_from;
+    $("review-play").title = view.can_play_from ? "take back every move after this one" : "the bot is to move here";
+    $("status").textContent = view.status;
+    markViewed(k);
+    redraw();
+    updateEval();
+  } catch (err) {
+    say(err.message, "error");
+  }
+}
+
+function leaveReview() {
+  page.review = null;
+  $("review").hidden = true;
+  markViewed(null);
+  if (page.game) showGame(page.game);
+}
+
+function markViewed(k) {
+  $("moves").querySelectorAll("li").forEach((li, i) => li.classList.toggle("viewed", k !== null && i === k - 1));
 }
 
 // -------------------------------------------------------------------- play
@@ -150,12 +340,20 @@ function showGame(view) {
   $("players").textContent = "Bot: " + view.bot;
   const list = $("moves");
   list.replaceChildren();
-  for (const m of view.moves) {
+  view.moves.forEach((m, i) => {
     const li = document.createElement("li");
     li.textContent = m.name;
     li.className = m.by;
-    li.title = m.by === "you" ? "your move" : "the bot's move";
+    li.title = (m.by === "you" ? "your move" : "the bot's move") + ": click to see the position after it";
+    li.addEventListener("click", () => reviewPly(i + 1));
     list.appendChild(li);
+  });
+  page.review = null; // a new view of the game: back from any earlier position
+  $("review").hidden = true;
+  $("hint").disabled = !(view.your_turn && view.position.phase === "play");
+  if (!page.hint || page.hint.ply !== view.moves.length || page.hint.game !== view.id) {
+    page.hint = null;
+    $("hint-text").textContent = "";
   }
   $("pass").disabled = !(view.your_turn && view.position.pass_legal);
   $("undo").disabled = !view.can_undo;
@@ -166,6 +364,7 @@ function showGame(view) {
   link.setAttribute("download", "tumbleweed-" + view.id + ".txt");
   if (view.bot_error) say("The bot could not move: " + view.bot_error, "error");
   redraw();
+  updateEval();
 }
 
 async function act(method, path, body, busyText) {
@@ -197,6 +396,10 @@ function newGame(event) {
 
 function clickCell(index, name) {
   if (page.mode !== "play" || !page.game) return;
+  if (page.review) {
+    say("You are viewing an earlier position: go back to the game to play.", "error");
+    return;
+  }
   if (page.busy) {
     say("Wait: the bot is thinking.", "busy");
     return;
@@ -304,6 +507,7 @@ async function analyse() {
       box.textContent = a.note;
     } else {
       const mover = page.studyPosition.position.to_move;
+      showEval(a.value_red, "Red " + signed(a.value_red) + " (checkpoint " + a.checkpoint + ")");
       box.textContent = "Value for " + mover + " to move: " + (a.value >= 0 ? "+" : "") + a.value.toFixed(3) +
         "; policy's first choice " + a.best + (a.pass > 0.01 ? "; pass " + Math.round(a.pass * 100) + "%" : "") +
         " (" + a.checkpoint + ": " + a.note + ")";
@@ -335,12 +539,14 @@ function setMode(mode) {
   $("play-panel").hidden = mode !== "play";
   $("study-panel").hidden = mode !== "study";
   document.body.classList.toggle("playing", mode === "play");
+  $("eval-box").classList.add("off");
   say("");
   if (mode === "study") {
     loadStored();
     $("status").textContent = page.studyPosition ? page.studyPosition.status : "Open a stored game or a record.";
   } else if (page.game) {
     $("status").textContent = page.game.status;
+    updateEval();
   }
   redraw();
 }
@@ -356,6 +562,8 @@ function fillSelect(select, values, chosen) {
 }
 
 async function start() {
+  // The token of an exposed server came in the address; the server keeps it in a cookie now.
+  if (new URLSearchParams(location.search).has("token")) history.replaceState(null, "", location.pathname);
   try {
     page.options = await api("GET", "/api/options");
   } catch (err) {
@@ -372,19 +580,31 @@ async function start() {
   $("variant").addEventListener("change", setups);
   $("bot").value = o.bot;
   $("bot").title = o.bot_usage;
-  const list = $("checkpoint-list");
-  for (const c of o.checkpoints) {
-    const option = document.createElement("option");
-    option.value = c;
-    list.appendChild(option);
-  }
-  $("checkpoint").value = o.analysis_checkpoint || "";
+  $("bot-checkpoints").textContent = o.checkpoints.map((c, i) => c + " = " + i).join(", ");
+  fillSelect($("checkpoint"), ["", ...o.checkpoints], o.analysis_checkpoint || "");
+  $("checkpoint").options[0].textContent = "(none)";
+  fillSelect($("eval-by"), o.evaluators, "bot");
+  const L = o.limits;
+  $("limits").textContent = "This server: bot@S takes " + L.bot_seconds[0] + " to " + L.bot_seconds[1] +
+    " s for the whole game, at most " + L.move_seconds + " s on one move; ckpt:NAME@N at most " + L.simulations +
+    " simulations a move; a hint searches " + L.hint_seconds + " s; " + L.searches + " searches at once and " + L.queue +
+    " waiting (then: busy, try again); your newest " + L.games_per_client + " games are kept; requests at most " +
+    Math.round(L.body_bytes / 1000) + " kB.";
   $("tab-play").addEventListener("click", () => setMode("play"));
   $("tab-study").addEventListener("click", () => setMode("study"));
   $("new-game").addEventListener("submit", newGame);
   $("pass").addEventListener("click", () => act("POST", "/api/games/" + page.game.id + "/move", { move: page.game.pass_name }, "You passed; the bot is thinking…"));
   $("undo").addEventListener("click", () => act("POST", "/api/games/" + page.game.id + "/undo", {}, "Undoing…"));
   $("retry").addEventListener("click", () => act("POST", "/api/games/" + page.game.id + "/bot", {}, "The bot is thinking…"));
+  $("hint").addEventListener("click", askHint);
+  $("review-back").addEventListener("click", leaveReview);
+  $("review-play").addEventListener("click", () => {
+    const k = page.review.ply;
+    page.review = null;
+    act("POST", "/api/games/" + page.game.id + "/undo", { ply: k }, "Going back to ply " + k + "…");
+  });
+  $("eval-by").addEventListener("change", updateEval);
+  $("aid-eval").addEventListener("change", updateEval);
   $("record-form").addEventListener("submit", openRecord);
   $("first").addEventListener("click", () => gotoPly(0));
   $("prev").addEventListener("click", () => gotoPly(page.ply - 1));
@@ -392,7 +612,7 @@ async function start() {
   $("last").addEventListener("click", () => gotoPly(page.study ? page.study.plies : 0));
   $("ply").addEventListener("input", () => gotoPly(Number($("ply").value)));
   $("checkpoint").addEventListener("change", () => page.study && analyse());
-  for (const id of ["aid-names", "aid-territory", "aid-red", "aid-white", "aid-heat"]) $(id).addEventListener("change", redraw);
+  for (const id of ["aid-names", "aid-territory", "aid-red", "aid-white", "aid-heat", "aid-preview"]) $(id).addEventListener("change", redraw);
   document.addEventListener("keydown", (e) => {
     if (page.mode !== "study" || e.target.tagName === "INPUT" || e.target.tagName === "TEXTAREA") return;
     if (e.key === "ArrowRight") gotoPly(page.ply + 1);
