@@ -3,7 +3,7 @@ layer order below, the package has no import cycle, and an import inside a funct
 only where it keeps an optional dependency optional.
 
     core, codecup  ->  files, config, cluster, scalar_position  ->  env | pettingzoo_env | referee
-        | training  ->  export  ->  rating  ->  cli   (scripts/ and notebooks/ sit on top)
+        | training | native  ->  export  ->  rating  ->  cli   (scripts/ and notebooks/ sit on top)
 
 Units on one level are siblings: they must not import each other (``env``, ``pettingzoo_env``,
 ``referee`` and ``training`` know nothing of each other; ``core`` and ``codecup`` neither).
@@ -21,7 +21,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "tw_rl"
 LAYERS = (
     ("core", "codecup"),
     ("files", "config", "cluster", "scalar_position"),
-    ("env", "pettingzoo_env", "referee", "training"),
+    ("env", "pettingzoo_env", "referee", "training", "native"),
     ("export",),
     ("rating",),
     ("web",),

@@ -1,6 +1,7 @@
-"""``tw-rl export [--out FILE]``: the one-file CodeCup submission built from ``tw_rl/codecup`` with
-a weights file embedded (the shipped student, another file, none, or one distilled from a run
-with ``--run``); ``--check`` plays it through a game as each colour.
+"""``tw-rl export [--target python|cpp] [--out FILE]``: the one-file CodeCup submission built from
+``tw_rl/codecup`` (Python, the default) or ``tw_rl/native`` (C++17) with a weights file embedded
+(the shipped student, another file, none, or one distilled from a run with ``--run``);
+``--check`` plays it through a game as each colour (the C++ file compiled first).
 
 Function-level import: ``tw_rl.export.pipeline`` (torch), only with ``--run``, so that
 ``tw-rl --help`` and a plain export never load torch.
@@ -18,8 +19,10 @@ from tw_rl.codecup.evaluation import DEFAULT_WEIGHTS
 from tw_rl.codecup.weights import WeightsError
 from tw_rl.config import ExportConfig
 from tw_rl.export import submission, submission_check
+from tw_rl.native import build as native_build
 
 DEFAULT_OUT = "submission.py"
+DEFAULT_OUTS = {"python": DEFAULT_OUT, "cpp": "submission.cpp"}
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
@@ -35,7 +38,17 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         "interpreter (exit code 1 if that fails).",
     )
     parser.add_argument(
-        "--out", metavar="FILE", default=DEFAULT_OUT, help="the file to write (default %(default)s)"
+        "--target",
+        choices=tuple(DEFAULT_OUTS),
+        default="python",
+        help="python: one standard-library Python file (default); cpp: one C++17 file, standard library "
+        "only (the native twin of the bot, tw_rl/native/bot.cpp)",
+    )
+    parser.add_argument(
+        "--out",
+        metavar="FILE",
+        default=None,
+        help="the file to write (default submission.py, or submission.cpp with --target cpp)",
     )
     weights = parser.add_mutually_exclusive_group()
     weights.add_argument(
@@ -141,10 +154,33 @@ def weights_of(args: argparse.Namespace) -> Path | None:
     return weights
 
 
+def run_cpp(args: argparse.Namespace, weights: Path | None) -> int:
+    """``--target cpp``: the C++ file; ``--check`` compiles it and plays the check games."""
+    out = Path(args.out or DEFAULT_OUTS["cpp"])
+    try:
+        info = native_build.build_native_submission(weights, out)
+    except native_build.NativeBuildError as err:
+        raise CliError(str(err)) from None
+    for line in info.summary_lines():
+        print(line)
+    sys.stdout.flush()
+    if not args.check:
+        return 0
+    try:
+        reports = submission_check.check_native_submission(info.path)
+    except native_build.NativeBuildError as err:  # a missing compiler too
+        raise CliError(str(err)) from None
+    print(submission_check.format_check(reports))
+    sys.stdout.flush()
+    return 0 if all(report.ok for report in reports) else 1
+
+
 def run(args: argparse.Namespace) -> int:
     weights = weights_of(args)
+    if args.target == "cpp":
+        return run_cpp(args, weights)
     try:
-        info = submission.build_submission(weights, Path(args.out))
+        info = submission.build_submission(weights, Path(args.out or DEFAULT_OUT))
     except submission.SubmissionError as err:
         raise CliError(str(err)) from None
     for line in info.summary_lines():

@@ -1,4 +1,5 @@
-"""The check of a built submission: whole games against it in a fresh, isolated interpreter.
+"""The check of a built submission: whole games against it in a fresh, isolated interpreter (or, for
+the C++ target, its binary compiled in an empty folder).
 
 ``check_submission`` runs the file (``python -I -S``, numpy, torch and any ``tw_rl`` outside
 the file blocked) in an empty temporary folder and plays one game as red and one as white
@@ -20,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tw_rl.codecup.rules import RED, WHITE, Board, Position, judge_start
+from tw_rl.native import build as native_build
 
 # Run a file with numpy, torch and any tw_rl outside the file unimportable.  With ``-I -S``
 # (no site-packages, no script or working directory on sys.path) they are missing anyway;
@@ -205,6 +207,19 @@ def check_submission(path: Path, budget: float = 3.0, seed: int = 0) -> list[Gam
     with tempfile.TemporaryDirectory(prefix="tw_rl-check-") as tmp:
         for i, colour in enumerate(("red", "white")):
             command = isolated_command(path, "--time", f"{budget:g}")
+            reports.append(play_check_game(command, colour, seed=seed + i, cwd=tmp, move_timeout=budget + 30))
+    return reports
+
+
+def check_native_submission(path: Path, budget: float = 3.0, seed: int = 0) -> list[GameReport]:
+    """The C++ file at ``path`` compiled (``-Wall -Wextra``, no warning allowed) in an empty
+    temporary folder, then one whole game as red and one as white of the binary run there with
+    ``--time budget``; ``NativeBuildError`` (one line) when it does not compile cleanly."""
+    reports = []
+    with tempfile.TemporaryDirectory(prefix="tw_rl-check-") as tmp:
+        binary = native_build.compile_source(Path(path), Path(tmp) / "bot")
+        for i, colour in enumerate(("red", "white")):
+            command = [str(binary), "--time", f"{budget:g}"]
             reports.append(play_check_game(command, colour, seed=seed + i, cwd=tmp, move_timeout=budget + 30))
     return reports
 
