@@ -56,7 +56,7 @@ class NativeSubmissionInfo:
             else f"{self.weights[0]} ({self.weights[1]:,} bytes)"
         )
         return [
-            f"wrote {self.path} ({self.size:,} bytes of {SIZE_LIMIT:,} allowed; C++17, standard library only)",
+            f"wrote {self.path} ({self.size:,} bytes of {SIZE_LIMIT:,} allowed; C++17, standard library)",
             f"weights: {weights}",
             f"sha256: {self.sha256}",
             f"compile: g++ {' '.join(FLAGS)} {self.path} -o bot",
