@@ -2073,6 +2073,7 @@ static int test_mode(Evaluator *net, const Options &o) {
                 if (!e) throw Error{"no network loaded"};
                 if (v.empty()) throw Error{"search needs a simulation count"};
                 Pos p = replay(v, 1, info);
+                if (p.over) throw Error{"the game is over"};
                 MCTS m(e, o.c_puct, o.fpu, node_cap, edge_cap);
                 m.reuse = false;
                 int move = m.search(p, -1.0, v[0], monotonic);
@@ -2098,6 +2099,7 @@ static int bench_mode(Evaluator *e, const Options &o, long sims) {
         if (line.empty()) continue;
         Info info;
         positions.push_back(replay(numbers(line, 0), 0, info));
+        if (positions.back().over) positions.pop_back();  // nothing to search
     }
     size_t node_cap, edge_cap;
     pool_caps(o.pool_mib, node_cap, edge_cap);
