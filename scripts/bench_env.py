@@ -3,7 +3,7 @@
 Plays full random games on a batch of boards through the batched engine (legal masks and,
 under CodeCup rules, the end detection after every move), then the same number of games one
 at a time through the standard-library engine, and prints moves per second for each, the
-ratio, and where the batched engine's time goes. Figures go in the README.
+ratio, and where the batched engine's time goes. Figures go in docs/results/.
 
     python scripts/bench_env.py                  # size 6, batch 1024
     python scripts/bench_env.py --size 8 --batch 256 --scalar-games 100

@@ -352,7 +352,7 @@ def test_rules_match_the_core():
 
 
 def test_the_shipped_teacher_plays_in_it():
-    """The README's loop: the raw policy on the observation planes is the argmax of
+    """The loop of docs/environments.md: the raw policy on the observation planes is the argmax of
     ``NetPolicyValue`` on the core state, and a game against random ends."""
     torch = pytest.importorskip("torch")
     from tw_rl.training.checkpoint import DEFAULT_TEACHER, load_checkpoint, net_from_checkpoint
