@@ -1,4 +1,5 @@
-"""Benchmark the CodeCup bot's search and evaluators: the frozen release 0.1 against the current code.
+"""Benchmark the CodeCup bot's search and evaluators: the frozen release 0.1, the current code and
+its native (C++) twin.
 
 On a fixed, seeded set of mid-game positions of the 6-board (random and greedy play, 12 to 39
 plies, positions with a single legal move left out), for each bot and each evaluator (the
@@ -11,6 +12,13 @@ shipped student, and none: the territory evaluator) it measures
   the CodeCup end test needs), over every legal move of every position, and simulations per
   second of the same search with a free evaluator (uniform priors, value 0): engine + tree.
 
+The native bot (``tw_rl/native``) is the C++ submission ``tw-rl export --target cpp`` writes,
+with the shipped student, compiled here with ``g++ -std=c++17 -O2`` (``--native-flags`` adds
+flags, e.g. ``-march=native``); its ``--bench N`` mode searches the same positions (a fresh tree
+each, N simulations) and prints its CPU seconds and a bench signature (root moves and visit
+counts), which the current Python bot's searches reproduce when the two are the same bot.
+``--no-native`` leaves it out (also done, with a note, when there is no compiler).
+
 Release 0.1 is loaded from ``baselines/tw_rl-0.1.py`` itself: a worker process executes that
 file's definitions, installs its import hook (so ``tw_rl.codecup`` is the embedded 0.1 code)
 and writes its embedded weights to a temporary file; the current code runs in a worker of
@@ -21,6 +29,7 @@ each search's cProfile summary (functions by own time; the profiler inflates cal
 
     python scripts/bench_bot.py                          # 50 positions, 200 simulations each, 2 rounds
     python scripts/bench_bot.py --rounds 3 --profile
+    python scripts/bench_bot.py --native-flags=-march=native
 """
 
 from __future__ import annotations
@@ -119,7 +128,7 @@ def run_worker(version: str, job: dict) -> dict:
     hints = [pos.territory() if old_api else None for pos in positions]
     out = {"version": version}
 
-    def search_rate(evaluator, sims, profile=False):
+    def search_rate(evaluator, sims, profile=False, signature=None):
         total = 0
         spent = 0.0
         profiler = cProfile.Profile() if profile else None
@@ -133,6 +142,9 @@ def run_worker(version: str, job: dict) -> dict:
                 profiler.disable()
             spent += clock() - t0
             total += mcts.last_sims
+            if signature is not None:
+                for move, visits, _, _ in mcts.last_stats:
+                    signature[0] = (signature[0] * 31 + move * 1009 + visits) & 0xFFFFFFFF
         text = None
         if profiler:
             stream = io.StringIO()
@@ -153,8 +165,11 @@ def run_worker(version: str, job: dict) -> dict:
                 else:
                     evaluator.evaluate(pos)
         evals = reps * len(positions) / (clock() - t0)
-        sims, _ = search_rate(evaluator, job["sims"])
+        signature = None if old_api else [0]
+        sims, _ = search_rate(evaluator, job["sims"], signature=signature)
         out[kind] = {"sims_per_s": sims, "evals_per_s": evals}
+        if signature is not None:
+            out[kind]["signature"] = signature[0]
         if job["profile"]:
             out[kind]["profile"] = search_rate(evaluator, job["sims"], profile=True)[1]
     # the rules engine alone
@@ -180,6 +195,34 @@ def best_of(runs: list[dict]) -> dict:
         best["advance_us"] = min(best["advance_us"], run["advance_us"])
         best["free_sims_per_s"] = max(best["free_sims_per_s"], run["free_sims_per_s"])
     return best
+
+
+# ----------------------------------------------------------------------------- native
+def build_native(folder: Path, flags: list[str]) -> Path:
+    """The C++ submission with the shipped student, compiled in ``folder``."""
+    from tw_rl.codecup.evaluation import default_weights
+    from tw_rl.native import build
+
+    info = build.build_native_submission(Path(default_weights(6)), folder / "submission.cpp")
+    return build.compile_source(info.path, folder / "bot", ("-std=c++17", "-O2", *flags))
+
+
+def run_native(binary: Path, job: dict) -> dict:
+    """The native bot's --bench on the job's positions, with the student and without."""
+    lines = "".join(" ".join(map(str, [red, white, *moves])) + "\n" for red, white, moves in job["records"])
+    out = {}
+    for kind in EVALUATORS:
+        options = [] if kind == "student" else ["--no-weights"]
+        done = subprocess.run(
+            [str(binary), "--bench", str(job["sims"]), *options],
+            input=lines,
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        figures = json.loads(done.stdout)
+        out[kind] = {"sims_per_s": figures["sims_per_s"], "signature": figures["signature"]}
+    return out
 
 
 def table(results: dict[str, dict], job: dict) -> str:
@@ -209,6 +252,23 @@ def table(results: dict[str, dict], job: dict) -> str:
         f"| current / 0.1 | {old['advance_us'] / new['advance_us']:.2f}x faster "
         f"| {new['free_sims_per_s'] / old['free_sims_per_s']:.2f}x |",
     ]
+    native = results.get("native")
+    if native:
+        lines += [
+            "",
+            "| bot | evaluator | search simulations/s | native / current | bench signature "
+            "(native, current) |",
+            "|---|---|---|---|---|",
+        ]
+        for kind in EVALUATORS:
+            name = "shipped student" if kind == "student" else "none (territory evaluator)"
+            nat, cur = native[kind], new[kind]
+            same = "same" if nat["signature"] == cur.get("signature") else "DIFFERENT"
+            lines.append(
+                f"| native ({job['native_flags'] or '-O2'}) | {name} | {nat['sims_per_s']:,.0f} "
+                f"| {nat['sims_per_s'] / cur['sims_per_s']:.1f}x "
+                f"| {nat['signature']}, {cur.get('signature')} ({same}) |"
+            )
     return "\n".join(lines)
 
 
@@ -221,6 +281,10 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--rounds", type=int, default=2, help="runs of each bot, best kept (default 2)")
     p.add_argument("--profile", action="store_true", help="print each search's cProfile summary")
     p.add_argument("--profile-rows", type=int, default=15, help="functions per profile (default 15)")
+    p.add_argument("--no-native", action="store_true", help="leave the native (C++) bot out")
+    p.add_argument(
+        "--native-flags", default="", help="extra g++ flags for the native bot, e.g. -march=native"
+    )
     p.add_argument("--worker", choices=VERSIONS, help=argparse.SUPPRESS)
     args = p.parse_args(argv)
     if args.worker:
@@ -234,7 +298,16 @@ def main(argv: list[str] | None = None) -> int:
         "rounds": args.rounds,
         "profile": args.profile,
         "profile_rows": args.profile_rows,
+        "native_flags": args.native_flags,
     }
+    binary = None
+    if not args.no_native:
+        from tw_rl.native import build
+
+        try:
+            binary = build_native(Path(tempfile.mkdtemp(prefix="tw_rl-bench-")), args.native_flags.split())
+        except build.NativeBuildError as err:
+            print(f"native bot left out: {err}", file=sys.stderr)
     runs: dict[str, list[dict]] = {v: [] for v in VERSIONS}
     for r in range(args.rounds):
         for version in VERSIONS:
@@ -251,7 +324,14 @@ def main(argv: list[str] | None = None) -> int:
                 return 1
             runs[version].append(json.loads(done.stdout))
             print(f"round {r + 1}: {version} done in {time.perf_counter() - t0:.0f} s", file=sys.stderr)
+        if binary is not None:
+            runs.setdefault("native", []).append(run_native(binary, job))
     results = {v: best_of(runs[v]) for v in VERSIONS}
+    if binary is not None:
+        results["native"] = {
+            kind: max((run[kind] for run in runs["native"]), key=lambda f: f["sims_per_s"])
+            for kind in EVALUATORS
+        }
     print(table(results, job))
     if args.profile:
         for version in VERSIONS:
