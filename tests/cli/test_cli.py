@@ -395,3 +395,26 @@ def test_flag_defaults_are_the_schemas(tmp_path):
     args = parser.parse_args(["export", "--run", str(tmp_path), "--steps", "5", "--baseline-games", "2"])
     cfg = export.export_config_of(args, folder)
     assert (cfg.distill.steps, cfg.baseline_games, cfg.teacher) == (5, 2, ExportConfig().teacher)
+
+
+def test_export_cpp_target_and_its_check(tmp_path, capsys, monkeypatch):
+    """`tw-rl export --target cpp --check` writes submission.cpp, compiles it and plays it."""
+    import shutil
+
+    if shutil.which("g++") is None:
+        pytest.skip("needs g++")
+    monkeypatch.chdir(tmp_path)
+    assert cli.main(["export", "--target", "cpp", "--check"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].startswith("wrote submission.cpp (") and out[1].startswith("weights: student-default.twnet")
+    assert out[-1].startswith("check: ok (")
+    assert (tmp_path / "submission.cpp").is_file() and not (tmp_path / "submission.py").exists()
+
+
+def test_export_cpp_check_without_a_compiler_is_one_line(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("CXX", "no-such-compiler-here")
+    assert cli.main(["export", "--target", "cpp", "--no-weights", "--check"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == ["error: no C++ compiler found (no-such-compiler-here is not on the PATH); install g++"]
+    assert cli.main(["export", "--target", "rust"]) != 0

@@ -423,3 +423,36 @@ def test_write_is_atomic(tmp_path, monkeypatch):
     info = submission.build_submission(out=out)
     assert out.read_bytes().startswith(b"#!/usr/bin/env python3") and info.size == out.stat().st_size
     assert [p.name for p in tmp_path.iterdir()] == ["submission.py"]
+
+
+# ------------------------------------------------------------------ (e) the C++ target
+def test_cpp_target_embeds_the_weights_recoverably(tmp_path):
+    """The C++ file is bot.cpp with the two marked lines filled in; the base64 literals give back
+    the weights file byte for byte; well under the size limit."""
+    from tw_rl.native import build
+
+    data = Path(default_weights(6)).read_bytes()
+    info = build.build_native_submission(Path(default_weights(6)), tmp_path / "submission.cpp")
+    text = info.path.read_text(encoding="utf-8")
+    assert info.size == len(text.encode()) <= build.SIZE_LIMIT
+    assert info.weights == ("student-default.twnet", len(data))
+    block = text.split("EMBEDDED_WEIGHTS[] = {", 1)[1].split("nullptr};", 1)[0]
+    assert base64.b64decode("".join(re.findall(r'"([A-Za-z0-9+/=]*)"', block))) == data
+    source = build.SOURCE.read_text(encoding="utf-8").splitlines()
+    kept = [line for line in source if "@@EMBEDDED_WEIGHTS" not in line]
+    assert all(line in text for line in kept[:50])
+    plain = build.build_native_submission(None, tmp_path / "plain.cpp")
+    assert plain.path.read_text(encoding="utf-8") == build.SOURCE.read_text(encoding="utf-8")
+
+
+def test_cpp_target_refuses_bad_weights_and_oversize(tmp_path, monkeypatch):
+    from tw_rl.native import build
+
+    bad = tmp_path / "bad.twnet"
+    bad.write_bytes(Path(default_weights(6)).read_bytes()[:-3])
+    with pytest.raises(build.NativeBuildError, match="the bot would refuse these weights"):
+        build.build_native_submission(bad, tmp_path / "a.cpp")
+    monkeypatch.setattr(build, "SIZE_LIMIT", 10_000)
+    with pytest.raises(build.NativeBuildError, match="over the CodeCup limit of 10,000 bytes"):
+        build.build_native_submission(None, tmp_path / "b.cpp")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["bad.twnet"]
