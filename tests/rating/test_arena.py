@@ -17,7 +17,7 @@ import pytest
 import torch
 
 from tw_rl import cli
-from tw_rl.codecup.evaluation import DEFAULT_WEIGHTS
+from tw_rl.codecup.weights import default_weights
 from tw_rl.config import EvaluateConfig, LearnerConfig, NetConfig
 from tw_rl.core.baselines import BASELINES
 from tw_rl.core.rules import Rules
@@ -26,8 +26,7 @@ from tw_rl.files import file_sha256
 from tw_rl.rating.elo import fit
 from tw_rl.rating.evaluation import run_evaluation
 from tw_rl.rating.games import balanced_slots, games_of, play_batch, play_pair, play_referee_game
-from tw_rl.rating.player_specs import ArenaError, PlayerSpec, parse_player, parse_players
-from tw_rl.rating.players import make_player
+from tw_rl.rating.player_specs import ArenaError, PlayerSpec, make_player, parse_player, parse_players
 from tw_rl.rating.ratings import Outcome
 from tw_rl.rating.results_db import GameRow, Identity, ResultsDB
 from tw_rl.rating.schedule import choose_pair, pair_priority
@@ -76,11 +75,11 @@ def stored(db_path: Path | str) -> list[sqlite3.Row]:
 def test_player_specs():
     assert parse_player("random")[0].identity() == Identity("baseline", label="random")
     mcts = parse_player("mcts@50")[0]
-    assert (mcts.name, mcts.label, mcts.playouts) == ("mcts@50", "mcts", 50)
-    assert parse_player("mcts")[0].playouts == 200
+    assert (mcts.name, mcts.options) == ("mcts@50", {"label": "mcts", "playouts": 50})
+    assert parse_player("mcts")[0].options["playouts"] == 200
     named = parse_player(f"gp=program:{sys.executable} -m tw_rl.codecup --player greedy")[0]
     assert named.kind == "program" and named.name == "gp" and not named.in_process
-    assert named.command.endswith("--player greedy")
+    assert named.options["command"].endswith("--player greedy")
     assert parse_player({"kind": "baseline", "label": "greedy", "name": "g2"})[0].name == "g2"
     # The same identity twice is one player.
     assert len(parse_players(["random", "random", "greedy"])) == 2
@@ -89,22 +88,22 @@ def test_player_specs():
     with pytest.raises(ArenaError, match="cannot read weights file"):
         parse_player({"kind": "weights", "path": "model.bin"})
     # An exported weights file: the stdlib bot with it, as a protocol program on its own clock.
-    student = Path(DEFAULT_WEIGHTS)
+    student = Path(default_weights(6))
     bot = parse_player(f"weights:{student}@5")[0]
     assert bot.kind == "program" and not bot.in_process and bot.name == "bot+student-default@5s"
-    assert "--weights" in bot.command and bot.command.endswith("--time 5")
-    assert bot.sha256 and parse_player({"kind": "weights", "path": str(student)})[0].command.endswith(
+    assert "--weights" in bot.options["command"] and bot.options["command"].endswith("--time 5")
+    assert bot.sha256 and parse_player({"kind": "weights", "path": str(student)})[0].options["command"].endswith(
         "--time 30"
     )
-    assert parse_player("weights:default@5")[0].command == bot.command
+    assert parse_player("weights:default@5")[0].options == bot.options
     plain = parse_player("weights:none")[0]
-    assert plain.name == "bot-noweights@30s" and plain.command.endswith("--no-weights --time 30")
+    assert plain.name == "bot-noweights@30s" and plain.options["command"].endswith("--no-weights --time 30")
     with pytest.raises(ArenaError, match="clock must be positive"):
         parse_player("weights:none@0")
     # The raw student policy: in-process, rated as the weights file's raw policy.
     raw = parse_player("student:default")[0]
     assert raw.kind == "student" and raw.in_process and raw.name == "student-default@raw"
-    assert raw.identity().kind == "weights" and raw.sha256 == file_sha256(student)
+    assert raw.identity().kind == "student" and raw.size == 6 and raw.sha256 == file_sha256(student)
     assert parse_player({"kind": "student", "path": str(student), "name": "s"})[0].name == "s"
     with pytest.raises(ArenaError, match="cannot read weights file"):
         parse_player("student:model.bin")
@@ -124,13 +123,13 @@ def test_checkpoint_specs_from_a_file_a_folder_and_a_glob(tmp_path):
     by_folder = parse_player(f"ckpt:{run}@8")
     assert [s.generation for s in by_folder] == [0, 1, 2]
     assert [s.step for s in by_folder] == [0, 10, 20]
-    assert by_folder[1].name == "myrun/g1@8" and by_folder[1].simulations == 8
+    assert by_folder[1].name == "myrun/g1@8" and by_folder[1].options == {"simulations": 8}
     assert by_folder[1].sha256 == file_sha256(files[1])
     assert by_folder[0].run_dir == str(run.resolve())
     by_glob = parse_player(f"ckpt:{run}/checkpoints/ckpt-g00000[12].pt@raw")
-    assert [s.simulations for s in by_glob] == [0, 0] and by_glob[0].name == "myrun/g1@raw"
+    assert [s.options["simulations"] for s in by_glob] == [0, 0] and by_glob[0].name == "myrun/g1@raw"
     bare = parse_player(str(files[0]), simulations=16)
-    assert bare[0].simulations == 16 and bare[0].kind == "checkpoint"
+    assert bare[0].options["simulations"] == 16 and bare[0].kind == "checkpoint"
     mapped = parse_player({"kind": "ckpt", "path": str(run / "checkpoints"), "simulations": 2})
     assert len(mapped) == 3
     # Same weights, another search budget: another player; same weights elsewhere: the same.
@@ -434,8 +433,11 @@ def test_the_cli_and_the_hydra_script(tmp_path, capsys):
 
 def test_spec_round_trip_for_serving():
     spec = parse_player("mcts@7")[0]
-    data = json.loads(spec.serve_json())
-    assert PlayerSpec(name="x", **data).identity() == spec.identity()
+    data = json.loads(spec.to_json())
+    assert data["module"] == "tw_rl.rating.player_kinds"  # the served process imports the kind's module
+    assert PlayerSpec.from_json(spec.to_json()) == spec
+    for served in parse_players(["student:default", f"x=program:{sys.executable} -c pass"]):
+        assert PlayerSpec.from_json(served.to_json()) == served  # every field, none dropped
 
 
 def test_the_evaluation_stops_once_the_intervals_are_narrow_enough(tmp_path):

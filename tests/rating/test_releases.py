@@ -30,11 +30,11 @@ def test_every_release_is_recorded_and_unchanged():
 def test_release_players():
     spec = parse_player("release:0.1@4")[0]
     assert spec.kind == "program" and spec.name == "release-0.1@4s"
-    assert spec.command.endswith("baselines/tw_rl-0.1.py --time 4")
+    assert spec.options["command"].endswith("baselines/tw_rl-0.1.py --time 4")
     assert spec.sha256 == recorded_hashes()["tw_rl-0.1.py"]  # identified by the file's hash
     assert parse_player({"kind": "release", "version": "0.1", "name": "old"})[0].name == "old"
-    assert parse_player("release:0.1")[0].command.endswith("--time 30")  # the CodeCup clock
-    with pytest.raises(ArenaError, match=r"no tw_rl-9\.9\.py; releases here: 0\.1"):
+    assert parse_player("release:0.1")[0].options["command"].endswith("--time 30")  # the CodeCup clock
+    with pytest.raises(ArenaError, match=r"no tw_rl-9\.9\.py or tw_rl-9\.9\.cpp; releases here: 0\.1"):
         parse_player("release:9.9")
     with pytest.raises(ArenaError, match="the clock must be positive"):
         parse_player("release:0.1@0")

@@ -26,12 +26,13 @@ from tqdm import tqdm
 
 from tw_rl.cluster import RayUnavailable, ray_session
 from tw_rl.config import EvaluateConfig
+from tw_rl.core.player import Player
 from tw_rl.core.rules import Rules
 from tw_rl.rating.elo import fit
 from tw_rl.rating.games import ArenaGame, Slot, game_row, play_batch, play_referee_slots
+from tw_rl.rating.kinds import ArenaError, PlayerSpec, kind_of
 from tw_rl.rating.pictures import write_pictures
-from tw_rl.rating.player_specs import BASELINE_NAMES, ArenaError, PlayerSpec, parse_player, parse_players
-from tw_rl.rating.players import Player, make_player
+from tw_rl.rating.player_specs import make_player, parse_player, parse_players
 from tw_rl.rating.ratings import Ratings, write_ratings
 from tw_rl.rating.referee_import import import_referee
 from tw_rl.rating.results_db import PlayerRow, ResultsDB
@@ -173,16 +174,25 @@ class Session:
 
 def _chosen_players(cfg: EvaluateConfig, log: Callable[[str], None]) -> list[PlayerSpec]:
     """The players of ``cfg``, the anchor among them (a baseline anchor joins when missing)."""
-    specs = parse_players(list(cfg.players), cfg.simulations)
-    if cfg.anchor.split("@")[0] in BASELINE_NAMES and not any(s.name == cfg.anchor for s in specs):
-        anchor = parse_player(cfg.anchor)[0]
-        if not any(s.identity() == anchor.identity() for s in specs):
+    specs = parse_players(list(cfg.players), cfg.simulations, cfg.size)
+    if not any(s.name == cfg.anchor for s in specs):
+        anchor = _baseline(cfg.anchor, cfg)
+        if anchor is not None and not any(s.identity() == anchor.identity() for s in specs):
             log(f"note: the anchor {cfg.anchor} joins the players")
             specs = [anchor, *specs]
     for spec in specs:
-        if spec.kind == "checkpoint" and spec.size != cfg.size:
-            raise ArenaError(f"{spec.path} is for board size {spec.size}; the arena plays size {cfg.size}")
+        if spec.size is not None and spec.size != cfg.size:
+            raise ArenaError(f"{spec.path} is for board size {spec.size}, the arena plays size {cfg.size}")
     return specs
+
+
+def _baseline(text: str, cfg: EvaluateConfig) -> PlayerSpec | None:
+    """The player ``text`` is the spec and the name of (``random``, ``mcts@50``), else None."""
+    try:
+        specs = parse_player(text, cfg.simulations, cfg.size)
+    except ArenaError:
+        return None
+    return specs[0] if len(specs) == 1 and specs[0].name == text else None
 
 
 def run_evaluation(cfg: EvaluateConfig, *, log: Callable[[str], None] = print) -> Evaluation:
@@ -204,7 +214,7 @@ def run_evaluation(cfg: EvaluateConfig, *, log: Callable[[str], None] = print) -
     except (ValueError, KeyError) as err:
         raise ArenaError(f"board size {cfg.size}: {err}") from None
     specs = _chosen_players(cfg, log)
-    if cfg.threads > 0 and any(s.kind == "checkpoint" for s in specs):
+    if cfg.threads > 0 and any(kind_of(s).uses_torch for s in specs):
         torch.set_num_threads(cfg.threads)
     with contextlib.ExitStack() as stack:
         if cfg.ray_address and cfg.games > 0:

@@ -19,16 +19,16 @@ import numpy as np
 
 from tw_rl.config import EvaluateConfig
 from tw_rl.core.notation import cell_name, parse_cell
+from tw_rl.core.player import Player
 from tw_rl.core.record import replay_moves
 from tw_rl.core.rules import Rules
 from tw_rl.core.state import COLOUR_NAMES, RED, WHITE, State
-from tw_rl.rating.player_specs import ArenaError, PlayerSpec
-from tw_rl.rating.players import Player
+from tw_rl.rating.kinds import ArenaError, PlayerSpec, kind_of
 from tw_rl.rating.results_db import GameRow, ResultsDB
 from tw_rl.rating.serve import serve_argv
 from tw_rl.referee.game import play_game
 from tw_rl.referee.match import play_parallel
-from tw_rl.referee.process import Cancel, Program, RefereeError
+from tw_rl.referee.process import Cancel, Program
 
 
 @dataclass
@@ -156,12 +156,11 @@ def play_pair(
 
 
 def referee_program(spec: PlayerSpec, size: int, seed: int) -> Program:
-    """The program the referee runs for a player: its command, or the player served in-process."""
-    if spec.kind == "program":
-        try:
-            return Program.parse(spec.name, spec.command)
-        except RefereeError as err:
-            raise ArenaError(str(err)) from None
+    """The program the referee runs for a player: an outside kind's program, or an in-process
+    player served as one (``tw_rl.rating.serve``)."""
+    kind = kind_of(spec)
+    if not kind.in_process:
+        return kind.program(spec)
     argv = serve_argv(spec, size, seed)
     return Program(spec.name, shlex.join(argv), argv)
 

@@ -2,32 +2,37 @@
 Wilson interval (``scripts/match.py``), e.g. a checkpoint against a baseline.
 
 Openings are drawn as the judge draws them and colours alternate (``tw_rl.training.match``);
-a player is ``random``, ``greedy`` or a checkpoint file (searching with ``simulations``, or its
-raw policy). The rated, stored evaluation is ``tw_rl.rating.evaluation``.
+a player is any in-process player of the arena's language (``random``, ``greedy``, ``mcts@N``,
+``student:PATH``, ...) or a checkpoint file (searching with ``simulations``, or its raw
+policy). The rated, stored evaluation is ``tw_rl.rating.evaluation``.
 """
 
 from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from pathlib import Path
 
 import numpy as np
 import torch
 
 from tw_rl.config import HeadToHeadConfig
-from tw_rl.core.baselines import BASELINES
+from tw_rl.core.player import Player
 from tw_rl.core.rules import Rules
-from tw_rl.rating.player_specs import checkpoint_spec
-from tw_rl.rating.players import Player, checkpoint_player
+from tw_rl.rating.kinds import ArenaError
+from tw_rl.rating.player_specs import make_player, parse_player
 from tw_rl.referee.match import wilson_interval
 from tw_rl.training.match import play_match
 
 
 def named_player(name: str, rules: Rules, simulations: int) -> Player:
-    """A baseline by its name, else the checkpoint file ``name`` (raw policy at 0 simulations)."""
-    if name in BASELINES:
-        return BASELINES[name]
-    return checkpoint_player(checkpoint_spec(name, simulations), rules)
+    """The in-process player ``name`` stands for; a file that is no other player is a checkpoint
+    (searching ``simulations`` a move, its raw policy at 0)."""
+    text = f"ckpt:{name}@{simulations}" if ":" not in name and Path(name).is_file() else name
+    specs = parse_player(text, simulations, rules.size)
+    if len(specs) != 1 or not specs[0].in_process:
+        raise ArenaError(f"{name}: a head-to-head needs one in-process player, not {len(specs)} or a program")
+    return make_player(specs[0], rules)
 
 
 def head_to_head(cfg: HeadToHeadConfig, log: Callable[[str], None] = print) -> dict:

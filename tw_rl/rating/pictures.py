@@ -12,8 +12,15 @@ from matplotlib.figure import Figure  # no pyplot: no backend, no global figure 
 from torch.utils.tensorboard import SummaryWriter
 
 from tw_rl.files import write_atomic
+from tw_rl.rating.kinds import kind_named
 from tw_rl.rating.ratings import Ratings
 from tw_rl.rating.results_db import PlayerRow
+
+
+def _curve(player: PlayerRow) -> bool:
+    """Whether a stored player is drawn as a curve over training (its kind says so)."""
+    kind = kind_named(player.kind)
+    return kind is not None and kind.curve
 
 
 def elo_figure(
@@ -64,11 +71,11 @@ def write_pictures(
 ) -> list[Path]:
     """One PNG per training run among the chosen checkpoints (all of its rated checkpoints in
     the database are drawn), also logged to the run's TensorBoard (``tb/``, ``arena/elo``)."""
-    runs = sorted({p.run_dir for p in chosen if p.kind == "checkpoint" and p.run_dir})
-    baselines = [p.name for p in players if p.kind in ("baseline", "program") and p.name in ratings]
+    runs = sorted({p.run_dir for p in chosen if _curve(p) and p.run_dir})
+    baselines = [p.name for p in players if not _curve(p) and p.name in ratings]
     files = []
     for run in runs:
-        members = [p for p in players if p.kind == "checkpoint" and p.run_dir == run]
+        members = [p for p in players if _curve(p) and p.run_dir == run]
         figure = elo_figure(ratings, members, baselines, title=f"{Path(run).name}: Elo of the checkpoints")
         buffer = io.BytesIO()
         figure.savefig(buffer, format="png", dpi=100)

@@ -1,12 +1,11 @@
-"""In-process players: a PlayerSpec made into a batched player (baseline, UCT, checkpoint, student).
+"""In-process player builders: the UCT baseline, a checkpoint's search or raw policy, a student's
+raw policy, each as a batched player (``tw_rl.core.player``: ``(rules, state, rng) -> actions``).
 
-A batched player is a function ``(rules, state, rng) -> actions``: one action per game of the
-batch, called by ``tw_rl.rating.games.play_batch`` on the games where it is to move.
+The player kinds (``tw_rl.rating.player_kinds``) build their players with these.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -14,19 +13,19 @@ import numpy as np
 from tw_rl.codecup.players import UctPlayer
 from tw_rl.codecup.rules import Board
 from tw_rl.codecup.weights import WeightsError
-from tw_rl.core.baselines import BASELINES
 from tw_rl.core.mcts import SearchConfig
+from tw_rl.core.player import Player
 from tw_rl.core.rules import Rules
 from tw_rl.core.state import State
 from tw_rl.export.student import torch_outputs
 from tw_rl.export.weights_file import load_student
-from tw_rl.rating.player_specs import DEFAULT_PLAYOUTS, ArenaError, PlayerSpec
+from tw_rl.rating.kinds import ArenaError
 from tw_rl.scalar_position import state_position
-from tw_rl.training.checkpoint import CheckpointError, load_checkpoint, net_from_checkpoint
+from tw_rl.training.checkpoint import CheckpointError, load_net
 from tw_rl.training.match import raw_policy_player, search_player
 from tw_rl.training.net import NetPolicyValue, resolve_device
 
-Player = Callable[[Rules, State, np.random.Generator], np.ndarray]
+DEFAULT_PLAYOUTS = 200  # mcts without @N
 
 
 def uct_player(playouts: int = DEFAULT_PLAYOUTS) -> Player:
@@ -46,21 +45,17 @@ def uct_player(playouts: int = DEFAULT_PLAYOUTS) -> Player:
     return play
 
 
-def checkpoint_player(spec: PlayerSpec, rules: Rules, device: str = "cpu") -> Player:
-    """A training checkpoint: its search with ``spec.simulations``, or its raw policy at 0."""
+def checkpoint_player(path: str | Path, simulations: int, rules: Rules, device: str = "cpu") -> Player:
+    """A training checkpoint: its search with ``simulations`` a move, or its raw policy at 0."""
+    dev = resolve_device(device)
     try:
-        payload = load_checkpoint(Path(spec.path))
+        net, _ = load_net(Path(path), rules.size, dev, user="the arena")
     except CheckpointError as err:
         raise ArenaError(str(err)) from None
-    if int(payload["size"]) != rules.size:
-        raise ArenaError(
-            f"{spec.path} is for board size {payload['size']}, the arena plays size {rules.size}"
-        )
-    dev = resolve_device(device)
-    policy_value = NetPolicyValue(net_from_checkpoint(payload, dev), rules, dev)
-    if spec.simulations <= 0:
+    policy_value = NetPolicyValue(net, rules, dev)
+    if simulations <= 0:
         return raw_policy_player(policy_value)
-    return search_player(policy_value, SearchConfig(simulations=spec.simulations))
+    return search_player(policy_value, SearchConfig(simulations=simulations))
 
 
 def student_player(path: str | Path, rules: Rules) -> Player:
@@ -75,14 +70,3 @@ def student_player(path: str | Path, rules: Rules) -> Player:
         return np.argmax(np.where(legal, logits, -np.inf), axis=1)
 
     return play
-
-
-def make_player(spec: PlayerSpec, rules: Rules, device: str = "cpu") -> Player:
-    """The batched in-process player of a spec (checkpoints are loaded here)."""
-    if spec.kind == "baseline":
-        return uct_player(spec.playouts) if spec.label == "mcts" else BASELINES[spec.label]
-    if spec.kind == "checkpoint":
-        return checkpoint_player(spec, rules, device)
-    if spec.kind == "student":
-        return student_player(spec.path, rules)
-    raise ArenaError(f"{spec.name}: a {spec.kind} player cannot play in-process")

@@ -21,8 +21,8 @@ import torch
 from tw_rl.config import EvaluateConfig
 from tw_rl.core.rules import Rules
 from tw_rl.rating.games import ArenaGame, Slot, play_batch, referee_slot_game
-from tw_rl.rating.player_specs import PlayerSpec
-from tw_rl.rating.players import make_player
+from tw_rl.rating.kinds import PlayerSpec, kind_of
+from tw_rl.rating.player_specs import make_player
 
 
 @ray.remote(num_cpus=1)
@@ -38,7 +38,7 @@ def _play_slots(
     """A task: the slots batched (in-process players) or one after the other (the referee)."""
     rules = Rules(size, "codecup")
     if in_process:
-        if any(spec.kind == "checkpoint" for spec in specs.values()):
+        if any(kind_of(spec).uses_torch for spec in specs.values()):
             torch.set_num_threads(cfg.threads if cfg.threads > 0 else 1)
         players = {name: make_player(spec, rules, cfg.device) for name, spec in specs.items()}
         return play_batch(rules, players, slots, np.random.default_rng([seed, slots[0].opening]))

@@ -3,9 +3,10 @@
 A referee match (``results.jsonl`` and one ``game-NNNNN.txt`` per game in its folder) is the
 natural way to measure two CodeCup programs at the real clock; importing it lets those games
 count in the Elo fit of ``tw-rl evaluate`` instead of being played again. Each program becomes
-the ``program`` player of its command line (identity: the command and the sha256 of the script
-it ran, recorded by the referee; as ``program:COMMAND`` in the arena), named as in the arena's
-player list when the same command is there, else after the command. Games keep their opening
+the player of the arena's list that runs the same command (any outside kind: ``program:``,
+``weights:``, ``release:``, ...), else the ``program`` player of its command line (identity: the
+command and the sha256 of the script it ran, recorded by the referee; as ``program:COMMAND`` in
+the arena). Games keep their opening
 number and colours, so an import is idempotent (a game already stored is skipped) and the
 arena never replays it; a game of another match whose slot is taken (two matches with
 different seeds both have an opening 0) is stored under the next free opening number.
@@ -16,6 +17,7 @@ to the stored result (a game that ended in a fault is taken as the referee score
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Container, Sequence
 from dataclasses import dataclass
@@ -26,7 +28,8 @@ from tw_rl.core.record import IllegalMove, replay_moves
 from tw_rl.core.rules import Rules
 from tw_rl.core.state import COLOUR_NAMES
 from tw_rl.rating.games import ArenaGame, Slot, game_row
-from tw_rl.rating.player_specs import ArenaError, PlayerSpec, program_spec
+from tw_rl.rating.kinds import ArenaError, PlayerSpec, kind_of
+from tw_rl.rating.player_specs import program_spec
 from tw_rl.rating.results_db import ResultsDB
 from tw_rl.referee.match import GAME_FILE, colour_pair
 
@@ -73,7 +76,7 @@ def import_referee(
     results = folder / RESULTS
     if not results.is_file():
         raise ArenaError(f"{folder} holds no {RESULTS} (not a tw-rl referee results folder)")
-    named = {spec.command: spec.name for spec in players if spec.kind == "program"}
+    listed = {kind_of(spec).program(spec).command: spec for spec in players if not spec.in_process}
     rows: dict[tuple[str, str | None], int] = {}
     report = ImportReport(folder)
     rules_of: dict[int, Rules] = {}
@@ -105,7 +108,7 @@ def import_referee(
         ids = []
         for command, recorded in programs:
             if (command, recorded) not in rows:
-                spec = program_spec(command, named.get(command, ""))
+                spec = dataclasses.replace(listed[command]) if command in listed else program_spec(command)
                 if recorded is not None and recorded != spec.sha256:
                     # The script changed since the match: the games belong to the one that played.
                     log(f"warning: {command!r} changed since {folder} was played; imported as another player")

@@ -2,8 +2,9 @@
 
 Two tables:
 
-- ``players``: one row per player identity. The identity is the kind (``checkpoint``,
-  ``weights``, ``baseline``, ``program``), the sha256 of its weights / checkpoint / program file,
+- ``players``: one row per player identity. The identity is the kind (a registered player
+  kind's name, ``tw_rl.rating.kinds``: ``checkpoint``, ``student``, ``baseline``, ``program``,
+  ...), the sha256 of its weights / checkpoint / program file,
   its search settings and its command line; the same identity is the same player in every run,
   wherever its file lies. A player also has a unique display name and, for checkpoints, the
   file's path, run folder, generation and training step (last seen, not part of the identity).
@@ -15,6 +16,11 @@ Two tables:
 The database runs in WAL mode and every game is committed as it is added, so a killed
 evaluation loses no finished game; a unique index on (red, white, size, opening) makes sure no
 slot of a pairing is ever played twice, even by two evaluations writing at once.
+
+Schema 2 (this code) renamed the kind of a student's raw policy from ``weights`` (which the
+player language uses for the bot with a weights file, a program) to ``student``; a schema-1
+database is migrated when it is opened (``LEGACY_KINDS``: the kind renamed and the identity
+recomputed; the player keeps its id, name and games).
 """
 
 from __future__ import annotations
@@ -29,8 +35,8 @@ from pathlib import Path
 
 from tw_rl.rating.ratings import Outcome
 
-SCHEMA_VERSION = 1
-KINDS = ("checkpoint", "weights", "baseline", "program")
+SCHEMA_VERSION = 2
+LEGACY_KINDS = {"weights": "student"}  # schema 1 -> 2: old kind -> its name now
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -38,7 +44,7 @@ CREATE TABLE IF NOT EXISTS players (
     id INTEGER PRIMARY KEY,
     name TEXT NOT NULL UNIQUE,
     identity TEXT NOT NULL UNIQUE,      -- sha256 of the canonical identity JSON
-    kind TEXT NOT NULL,                 -- checkpoint, weights, baseline, program
+    kind TEXT NOT NULL,                 -- a player kind: checkpoint, student, baseline, program, ...
     label TEXT NOT NULL DEFAULT '',     -- baseline name (random, greedy, mcts)
     sha256 TEXT NOT NULL DEFAULT '',    -- of the checkpoint / weights / program file
     search TEXT NOT NULL DEFAULT '{}',  -- search settings, JSON
@@ -167,8 +173,25 @@ class ResultsDB:
                 raise ResultsDBError(
                     f"{self.path} has schema {row['value']}; this code reads {SCHEMA_VERSION}"
                 )
+            elif int(row["value"]) < SCHEMA_VERSION:
+                self._migrate()
         except sqlite3.DatabaseError as err:
             raise ResultsDBError(f"{self.path} is not a usable results database ({err})") from None
+
+    def _migrate(self) -> None:
+        """Schema 1 -> 2 in one transaction: the legacy kinds renamed, their identities recomputed."""
+        with self.conn:
+            for old, new in LEGACY_KINDS.items():
+                rows = self.conn.execute("SELECT * FROM players WHERE kind = ?", (old,)).fetchall()
+                for row in rows:
+                    identity = Identity(
+                        new, row["label"], row["sha256"], json.loads(row["search"]), row["command"]
+                    )
+                    self.conn.execute(
+                        "UPDATE players SET kind = ?, identity = ? WHERE id = ?",
+                        (new, identity.key(), row["id"]),
+                    )
+            self.conn.execute("UPDATE meta SET value = ? WHERE key = 'schema'", (str(SCHEMA_VERSION),))
 
     def __enter__(self) -> ResultsDB:
         return self
@@ -196,8 +219,8 @@ class ResultsDB:
 
         A known player keeps its name; its path and run details are refreshed.
         """
-        if identity.kind not in KINDS:
-            raise ValueError(f"unknown player kind {identity.kind!r}; one of {KINDS}")
+        if not identity.kind.isidentifier() or identity.kind in LEGACY_KINDS:
+            raise ValueError(f"{identity.kind!r} is not a player kind's name")
         key = identity.key()
         with self.conn:  # one transaction
             row = self.conn.execute("SELECT id FROM players WHERE identity = ?", (key,)).fetchone()

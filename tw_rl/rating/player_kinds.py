@@ -1,0 +1,304 @@
+"""The arena's built-in player kinds, each defined once (the seam is ``tw_rl.rating.kinds``).
+
+- ``random``, ``greedy``, ``mcts[@N]`` (``baseline``): the batched baselines of
+  ``tw_rl.core.baselines`` and the standard-library UCT player (N playouts a move, default 200);
+- ``ckpt:PATH[@N]`` (``checkpoint``): training checkpoints, PATH a file, a folder (a run folder or
+  its ``checkpoints/``), a glob, or ``default`` (the shipped teacher); N simulations a move
+  (default: the arena's ``simulations``; ``@0`` or ``@raw``: the raw policy's best move);
+- ``student:PATH`` (``student``): the raw policy of a student weights file, in-process;
+- ``program:COMMAND`` (``program``): an outside program speaking the CodeCup protocol;
+- ``weights:PATH[@SECONDS]``: the CodeCup bot with a weights file (``default``: the shipped
+  student of the board, ``none``: no network), a ``program`` on a clock of SECONDS a game;
+- ``release:VERSION[@SECONDS]``: a frozen release (``tw_rl.referee.releases``, Python or C++), a
+  ``program`` on a clock of SECONDS a game.
+"""
+
+from __future__ import annotations
+
+import glob as _glob
+import shlex
+import shutil
+import sys
+from collections.abc import Mapping
+from pathlib import Path
+
+from tw_rl.codecup.weights import WeightsError, default_weights, read_weights
+from tw_rl.core.baselines import BASELINES
+from tw_rl.core.rules import Rules
+from tw_rl.files import file_sha256
+from tw_rl.rating.kinds import (
+    ArenaError,
+    Context,
+    Player,
+    PlayerKind,
+    PlayerSpec,
+    count_suffix,
+    register,
+    seconds_suffix,
+    split_suffix,
+)
+from tw_rl.rating.players import DEFAULT_PLAYOUTS, checkpoint_player, student_player, uct_player
+from tw_rl.rating.results_db import Identity
+from tw_rl.referee.process import Program, RefereeError, script_sha256
+from tw_rl.referee.releases import ReleaseError, release
+from tw_rl.training.checkpoint import CHECKPOINT_PATTERN, DEFAULT_TEACHER, CheckpointError, load_checkpoint
+
+BASELINE_NAMES = ("random", "greedy", "mcts")
+
+
+class Baseline(PlayerKind):
+    name = "baseline"
+    words = ("baseline",)
+    syntax = "random, greedy, mcts[@N]"
+
+    def claims(self, text: str) -> bool:
+        return text.split("@")[0] in BASELINE_NAMES
+
+    def parse(self, text: str, name: str, arena: Context) -> list[PlayerSpec]:
+        label, tail = split_suffix(text)
+        if label != "mcts" and tail is not None:
+            raise ArenaError(f"player {text!r}: only mcts takes @PLAYOUTS (e.g. mcts@200)")
+        if label == "mcts":
+            _, playouts = count_suffix(text, text, "playouts a move", DEFAULT_PLAYOUTS, 1)
+            return [self.spec("mcts", playouts, name)]
+        return [self.spec(label, 0, name)]
+
+    def from_mapping(self, item: Mapping, name: str, arena: Context) -> list[PlayerSpec]:
+        return [self.spec(str(item.get("label", "")), int(item.get("playouts", 0)), name)]
+
+    def spec(self, label: str, playouts: int, name: str) -> PlayerSpec:
+        if label not in BASELINE_NAMES:
+            raise ArenaError(f"unknown baseline {label!r}; one of {', '.join(BASELINE_NAMES)}")
+        if label != "mcts":
+            return PlayerSpec(self.name, name or label, {"label": label})
+        playouts = playouts or DEFAULT_PLAYOUTS
+        if playouts < 1:
+            raise ArenaError(f"mcts needs at least 1 playout, got {playouts}")
+        return PlayerSpec(self.name, name or f"mcts@{playouts}", {"label": "mcts", "playouts": playouts})
+
+    def identity(self, spec: PlayerSpec) -> Identity:
+        label = spec.options["label"]
+        search = {"playouts": spec.options["playouts"]} if label == "mcts" else {}
+        return Identity(self.name, label=label, search=search)
+
+    def build(self, spec: PlayerSpec, rules: Rules, device: str = "cpu") -> Player:
+        label = spec.options["label"]
+        return uct_player(spec.options["playouts"]) if label == "mcts" else BASELINES[label]
+
+
+class Checkpoint(PlayerKind):
+    name = "checkpoint"
+    words = ("ckpt", "checkpoint")
+    syntax = "ckpt:PATH[@N]"
+    uses_torch = True
+    curve = True
+
+    def claims(self, text: str) -> bool:
+        return text.endswith(".pt") or any(ch in text for ch in "*?[") or Path(text).is_dir()
+
+    def parse(self, text: str, name: str, arena: Context) -> list[PlayerSpec]:
+        path, sims = count_suffix(text, text, "simulations a move", arena.simulations, 0, raw=True)
+        return self.specs(path, sims, name)
+
+    def from_mapping(self, item: Mapping, name: str, arena: Context) -> list[PlayerSpec]:
+        return self.specs(str(item.get("path", "")), int(item.get("simulations", arena.simulations)), name)
+
+    def specs(self, pattern: str, simulations: int, name: str = "") -> list[PlayerSpec]:
+        """One checkpoint player per file of ``pattern``; a name fits one file only."""
+        if simulations < 0:
+            raise ArenaError(f"player ckpt:{pattern}: simulations must be >= 0")
+        files = checkpoint_files(pattern)
+        if name and len(files) > 1:
+            raise ArenaError(f"player {name}: a name fits one checkpoint, {pattern} has {len(files)}")
+        return [checkpoint_spec(f, simulations, name) for f in files]
+
+    def identity(self, spec: PlayerSpec) -> Identity:
+        return Identity(self.name, sha256=spec.sha256, search={"simulations": spec.options["simulations"]})
+
+    def build(self, spec: PlayerSpec, rules: Rules, device: str = "cpu") -> Player:
+        return checkpoint_player(spec.path, spec.options["simulations"], rules, device)
+
+
+class Student(PlayerKind):
+    name = "student"
+    words = ("student",)
+    syntax = "student:PATH"
+    uses_torch = True
+
+    def parse(self, text: str, name: str, arena: Context) -> list[PlayerSpec]:
+        weights, size = weights_file(text, f"student:{text}", arena.size)
+        return [
+            PlayerSpec(
+                self.name, name or f"{weights.stem}@raw", {}, file_sha256(weights), str(weights), size=size
+            )
+        ]
+
+    def identity(self, spec: PlayerSpec) -> Identity:
+        return Identity(self.name, sha256=spec.sha256, search={"policy": "raw"})
+
+    def build(self, spec: PlayerSpec, rules: Rules, device: str = "cpu") -> Player:
+        return student_player(spec.path, rules)
+
+
+class OutsideProgram(PlayerKind):
+    name = "program"
+    words = ("program", "cmd")
+    syntax = "program:COMMAND"
+    in_process = False
+
+    def parse(self, text: str, name: str, arena: Context) -> list[PlayerSpec]:
+        return [program_spec(text, name)]
+
+    def from_mapping(self, item: Mapping, name: str, arena: Context) -> list[PlayerSpec]:
+        return [program_spec(str(item.get("command", "")), name)]
+
+    def identity(self, spec: PlayerSpec) -> Identity:
+        return Identity(self.name, sha256=spec.sha256, command=spec.options["command"])
+
+    def program(self, spec: PlayerSpec) -> Program:
+        try:
+            parsed = Program.parse(spec.name, spec.options["command"])
+        except RefereeError as err:
+            raise ArenaError(str(err)) from None
+        return Program(parsed.name, parsed.command, parsed.argv, spec.sha256 or parsed.sha256)
+
+
+class Weights(PlayerKind):
+    """A spelling of ``program``: the CodeCup bot (``python -m tw_rl.codecup``) with a weights file."""
+
+    name = "weights"
+    words = ("weights",)
+    syntax = "weights:PATH[@SECONDS]"
+
+    def parse(self, text: str, name: str, arena: Context) -> list[PlayerSpec]:
+        path, seconds = seconds_suffix(text, f"weights:{text}")
+        if path == "none":
+            weights_args: tuple[str, ...] = ("--no-weights",)
+            default = f"bot-noweights@{seconds:g}s"
+        else:
+            weights, _ = weights_file(path, f"weights:{text}", arena.size)
+            weights_args = ("--weights", str(weights))
+            default = f"bot+{weights.stem}@{seconds:g}s"
+        argv = (sys.executable, "-m", "tw_rl.codecup", *weights_args, "--time", f"{seconds:g}")
+        return [program_spec(shlex.join(argv), name or default)]
+
+    def from_mapping(self, item: Mapping, name: str, arena: Context) -> list[PlayerSpec]:
+        return self.parse(with_seconds(str(item.get("path", "")), item), name, arena)
+
+
+class Release(PlayerKind):
+    """A spelling of ``program``: a frozen release (``tw_rl.referee.releases``) on its clock."""
+
+    name = "release"
+    words = ("release",)
+    syntax = "release:VERSION[@SECONDS]"
+
+    def parse(self, text: str, name: str, arena: Context) -> list[PlayerSpec]:
+        version, seconds = seconds_suffix(text, f"release:{text}")
+        try:
+            found = release(version)
+        except ReleaseError as err:
+            raise ArenaError(f"player {err}") from None
+        command = shlex.join(found.command(seconds))
+        return [
+            PlayerSpec(
+                "program", name or f"release-{version}@{seconds:g}s", {"command": command}, found.sha256
+            )
+        ]
+
+    def from_mapping(self, item: Mapping, name: str, arena: Context) -> list[PlayerSpec]:
+        return self.parse(with_seconds(str(item.get("version", "")), item), name, arena)
+
+
+# ------------------------------------------------------------------------- helpers
+
+
+def with_seconds(text: str, item: Mapping) -> str:
+    """``TEXT@SECONDS`` from a mapping's ``seconds`` (TEXT alone without one)."""
+    seconds = item.get("seconds")
+    return f"{text}@{seconds}" if seconds is not None else text
+
+
+def checkpoint_files(pattern: str) -> list[Path]:
+    """The checkpoint files a pattern stands for (a file, a folder, a glob, ``default``)."""
+    if pattern == "default":  # the shipped teacher
+        if not DEFAULT_TEACHER.is_file():
+            raise ArenaError(f"the shipped teacher {DEFAULT_TEACHER} is missing from this install")
+        return [DEFAULT_TEACHER]
+    path = Path(pattern).expanduser()
+    if any(ch in pattern for ch in "*?["):
+        files = [Path(p) for p in _glob.glob(str(path))]
+    elif path.is_dir():
+        folder = path / "checkpoints" if (path / "checkpoints").is_dir() else path
+        files = [p for p in folder.glob("ckpt-g*.pt") if CHECKPOINT_PATTERN.search(p.name)]
+    elif path.is_file():
+        files = [path]
+    else:
+        raise ArenaError(f"no checkpoint file, folder or glob matches {pattern!r}")
+    files = [f for f in files if f.is_file()]
+    if not files:
+        raise ArenaError(f"no checkpoint files in {pattern!r}")
+
+    def order(p: Path):
+        m = CHECKPOINT_PATTERN.search(p.name)
+        return (str(p.parent), int(m.group(1)) if m else -1, p.name)
+
+    return sorted(files, key=order)
+
+
+def checkpoint_spec(path: str | Path, simulations: int, name: str = "") -> PlayerSpec:
+    """A checkpoint player: reads its generation, step and board size, hashes the file."""
+    path = Path(path)
+    try:
+        payload = load_checkpoint(path)
+    except CheckpointError as err:
+        raise ArenaError(str(err)) from None
+    parent = path.resolve().parent
+    run_dir = str(parent.parent) if parent.name == "checkpoints" else ""  # the run above checkpoints/
+    generation = int(payload.get("generation", -1))
+    budget = "raw" if simulations == 0 else str(simulations)
+    label = name or f"{Path(run_dir).name if run_dir else path.stem}/g{generation}@{budget}"
+    return PlayerSpec(
+        "checkpoint",
+        label,
+        {"simulations": simulations},
+        sha256=file_sha256(path),
+        path=str(path.resolve()),
+        run_dir=run_dir,
+        generation=generation,
+        step=int(payload.get("step", 0)),
+        size=int(payload["size"]),
+    )
+
+
+def program_spec(command: str, name: str = "") -> PlayerSpec:
+    """An outside program: its command line, named after it unless ``name`` is given."""
+    command = command.strip()
+    if not command:
+        raise ArenaError("program: the command is empty")
+    try:
+        argv = shlex.split(command)
+    except ValueError as err:
+        raise ArenaError(f"program: cannot split {command!r}: {err}") from None
+    if shutil.which(argv[0]) is None:
+        raise ArenaError(f"program: no such program {argv[0]!r} (command {command!r})")
+    default = "prog:" + " ".join(a for a in argv if not a.startswith("-") and "python" not in a)[:40]
+    return PlayerSpec("program", name or default, {"command": command}, script_sha256(tuple(argv)))
+
+
+def weights_file(path: str, label: str, size: int) -> tuple[Path, int]:
+    """A student weights file that the bot can read (``default``: the one shipped for the
+    ``size`` board) and the board it is for."""
+    if path == "default":
+        path = default_weights(size)
+        if path is None:
+            raise ArenaError(f"player {label}: no student is shipped for the size-{size} board")
+    try:
+        weights = read_weights(path)
+    except WeightsError as err:
+        raise ArenaError(f"player {label}: {err}") from None
+    return Path(path).resolve(), weights.board_size
+
+
+for _kind in (Baseline(), Checkpoint(), Student(), OutsideProgram(), Weights(), Release()):
+    register(_kind)
