@@ -48,7 +48,7 @@ def test_the_shipped_teacher_loads_without_pickle_and_plays_legal_games():
 def test_default_names_the_shipped_teacher_everywhere():
     assert resolve_checkpoint("default") == DEFAULT_TEACHER
     spec = parse_player("ckpt:default@8")[0]
-    assert spec.path == str(DEFAULT_TEACHER) and spec.simulations == 8
+    assert spec.path == str(DEFAULT_TEACHER) and spec.options["simulations"] == 8
     assert spec.generation == load_checkpoint(DEFAULT_TEACHER)["generation"]
 
 
