@@ -950,6 +950,8 @@ class Network : public Evaluator {
     bool narrow = false;
     std::vector<int32_t> slots32, const_q32;
     std::vector<double> h;  // per cell x W: the hidden values in fixed point (exact integers)
+    std::vector<int64_t> sum_scratch, gq_scratch;
+    std::vector<double> g_scratch, z_scratch;
     uint64_t evaluations = 0;
 
     explicit Network(const Weights &w) {
@@ -1125,7 +1127,8 @@ class Network : public Evaluator {
         int slot[NUM_CELLS];
         for (int i = 0; i < NUM_CELLS; ++i)
             slot[i] = slot_of[size_t((codes[i][0] * SIGHT_ROWS + codes[i][1]) * STATUS_ROWS + codes[i][2])];
-        std::vector<int64_t> sum(static_cast<size_t>(W), 0);
+        std::vector<int64_t> &sum = sum_scratch;
+        sum.assign(size_t(W), 0);
         if (narrow && W == 32)
             mix<int32_t, 32>(slots32, const_q32, slot, sum.data());
         else if (narrow && W == 16)
@@ -1137,7 +1140,9 @@ class Network : public Evaluator {
         else
             mix<int64_t, 0>(slots, const_q, slot, sum.data());
         const double inv = (1.0 / double(NUM_CELLS)) / double(1 << FIXED_BITS);
-        std::vector<double> g(static_cast<size_t>(W)), z(static_cast<size_t>(H));
+        std::vector<double> &g = g_scratch, &z = z_scratch;
+        g.resize(size_t(W));
+        z.resize(size_t(H));
         for (int j = 0; j < W; ++j) g[size_t(j)] = double(sum[size_t(j)]) * inv;
         double r = me == RED ? 1.0 : 0.0, ps = p.passes ? 1.0 : 0.0;
         hidden_layer(g, r, ps, z);
@@ -1181,7 +1186,8 @@ class Network : public Evaluator {
     void hidden_layer(const std::vector<double> &g, double r, double ps, std::vector<double> &z) {
         const int W = width, H = hidden;
         const double scale = double(1 << HIDDEN_BITS);
-        std::vector<int64_t> gq(static_cast<size_t>(W));
+        std::vector<int64_t> &gq = gq_scratch;
+        gq.resize(size_t(W));
         int64_t total = 0;
         bool negative = false;
         bool fits = true;
@@ -1393,14 +1399,19 @@ class MCTS {
                 for (size_t k = 0; k < m; ++k)
                     ev.priors[k] = total > 0.0 ? std::max(0.0, ev.priors[k]) / total : 1.0 / double(m);
             }
-            std::vector<size_t> order(m);
-            for (size_t k = 0; k < m; ++k) order[k] = k;
-            if (m > 1)
-                std::stable_sort(order.begin(), order.end(),
-                                 [&](size_t x, size_t y) { return ev.priors[x] > ev.priors[y]; });
+            // highest prior first, ties in the evaluator's order (a stable insertion sort)
+            int order[NUM_CELLS + 1];
             for (size_t k = 0; k < m; ++k) {
-                priors.push_back(ev.priors[order[k]]);
-                moves.push_back(uint8_t(ev.moves[order[k]]));
+                size_t j = k;
+                while (j > 0 && ev.priors[size_t(order[j - 1])] < ev.priors[k]) {
+                    order[j] = order[j - 1];
+                    --j;
+                }
+                order[j] = int(k);
+            }
+            for (size_t k = 0; k < m; ++k) {
+                priors.push_back(ev.priors[size_t(order[k])]);
+                moves.push_back(uint8_t(ev.moves[size_t(order[k])]));
             }
             n.nmoves = uint8_t(m);
             n.value = std::max(-1.0, std::min(1.0, ev.value));
