@@ -92,9 +92,8 @@ def test_player_specs():
     bot = parse_player(f"weights:{student}@5")[0]
     assert bot.kind == "program" and not bot.in_process and bot.name == "bot+student-default@5s"
     assert "--weights" in bot.options["command"] and bot.options["command"].endswith("--time 5")
-    assert bot.sha256 and parse_player({"kind": "weights", "path": str(student)})[0].options["command"].endswith(
-        "--time 30"
-    )
+    mapped = parse_player({"kind": "weights", "path": str(student)})[0]
+    assert bot.sha256 and mapped.options["command"].endswith("--time 30")
     assert parse_player("weights:default@5")[0].options == bot.options
     plain = parse_player("weights:none")[0]
     assert plain.name == "bot-noweights@30s" and plain.options["command"].endswith("--no-weights --time 30")

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import json
 import re
+import shutil
 import sys
+from pathlib import Path
 
 import pytest
 
+from tw_rl import cli
 from tw_rl.files import file_sha256
 from tw_rl.rating.player_specs import RELEASES_DIR, ArenaError, parse_player
 from tw_rl.referee.match import run_match
@@ -48,3 +52,70 @@ def test_each_frozen_release_plays_a_legal_game_as_red_and_white(name):
     games = [match.games[n] for n in (1, 2)]
     assert [game.fault for game in games] == [None, None]
     assert [game.program(colour).name for game, colour in zip(games, (1, 2), strict=True)] == ["release"] * 2
+
+
+# ------------------------------------------------------------------ C++ releases
+
+PASS_ALWAYS = Path(__file__).resolve().parents[1] / "programs" / "pass_always.cpp"
+needs_gxx = pytest.mark.skipif(shutil.which("g++") is None, reason="g++ is not installed")
+
+
+@pytest.fixture
+def cpp_release(tmp_path, monkeypatch):
+    """A releases folder holding tw_rl-9.9.cpp (a tiny C++ protocol player) and a fresh cache."""
+    folder = tmp_path / "baselines"
+    folder.mkdir()
+    shutil.copy(PASS_ALWAYS, folder / "tw_rl-9.9.cpp")
+    monkeypatch.setenv("TW_RL_RELEASES", str(folder))
+    monkeypatch.setenv("TW_RL_CACHE", str(tmp_path / "cache"))
+    return folder / "tw_rl-9.9.cpp"
+
+
+@needs_gxx
+def test_a_cpp_release_is_compiled_once_and_plays_as_a_program(cpp_release, tmp_path, capsys):
+    sha = file_sha256(cpp_release)
+    spec = parse_player("release:9.9@2")[0]
+    binary = tmp_path / "cache" / "releases" / sha / "tw_rl-9.9"
+    assert spec.kind == "program" and spec.name == "release-9.9@2s" and spec.sha256 == sha
+    assert spec.options["command"] == f"{binary} --time 2" and binary.is_file()
+    built = binary.stat().st_mtime_ns
+    assert parse_player("release:9.9.cpp")[0].options["command"] == f"{binary} --time 30"
+    assert binary.stat().st_mtime_ns == built  # compiled once, then taken from the cache
+    # tw-rl referee takes release:X as a program too, on --time without @: it answers Pass where
+    # a placement exists, the referee's fault, and is recorded by its source's sha256.
+    out = tmp_path / "match"
+    first = Path(__file__).resolve().parents[1] / "programs" / "first_legal.py"
+    argv = ["referee", "release:9.9", f"{sys.executable} {first}", "--games", "2", "--time", "5"]
+    assert cli.main([*argv, "--out", str(out)]) == 0
+    lines = [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]
+    assert [game["fault"]["kind"] for game in lines] == ["pass", "pass"]
+    assert {p["command"]: p["sha256"] for g in lines for p in (g["red"], g["white"])}[
+        f"{binary} --time 5"
+    ] == sha
+    capsys.readouterr()
+
+
+@needs_gxx
+def test_a_cpp_release_that_does_not_compile_is_one_line(cpp_release):
+    cpp_release.write_text("int main( { return 0; }\n")
+    with pytest.raises(
+        ArenaError, match=r"^player tw_rl-9\.9\.cpp: g\+\+ could not compile it: .*error"
+    ) as err:
+        parse_player("release:9.9")
+    assert "\n" not in str(err.value)
+
+
+def test_a_cpp_release_without_gxx_is_one_line(cpp_release, tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("PATH", str(tmp_path))  # no g++ on it
+    with pytest.raises(
+        ArenaError, match=r"tw_rl-9\.9\.cpp: cannot compile the C\+\+ release: g\+\+ is not installed"
+    ):
+        parse_player("release:9.9")
+    assert cli.main(["referee", "release:9.9", "release:9.9", "--games", "2"]) == 2
+    assert "g++ is not installed" in capsys.readouterr().err
+
+
+def test_release_clocks_that_cannot_be_meant_are_one_error():
+    for text, why in (("@0", "must be positive"), ("@-1", "must be positive"), ("@abc", "not a number")):
+        with pytest.raises(ArenaError, match=why):
+            parse_player(f"release:0.1{text}")

@@ -1,5 +1,9 @@
 """``tw-rl referee A B``: a match between two CodeCup-protocol programs, judged by the CodeCup
-rules; every game goes to a results folder and a table with Wilson intervals to stdout."""
+rules; every game goes to a results folder and a table with Wilson intervals to stdout.
+
+A program is a command line, or ``release:VERSION[@SECONDS]``: a frozen release of
+``baselines/`` (Python or C++, ``tw_rl.referee.releases``) on its own clock (default: ``--time``).
+"""
 
 from __future__ import annotations
 
@@ -12,6 +16,16 @@ from tw_rl.cli.common import CliError, add_notation_option, add_size_option, sig
 from tw_rl.config import RefereeConfig
 from tw_rl.referee.match import format_table, run_match
 from tw_rl.referee.process import Program, RefereeError
+from tw_rl.referee.releases import ReleaseError, release_program
+
+RELEASE = "release:"
+
+
+def program_of(name: str, text: str, seconds: float) -> Program:
+    """A program argument: ``release:VERSION[@SECONDS]`` or a command line."""
+    if text.startswith(RELEASE):
+        return release_program(name, text[len(RELEASE) :], seconds)
+    return Program.parse(name, text)
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
@@ -24,7 +38,11 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         "summary.json to a results folder. Pairs of games share a judge-drawn opening; A is red in "
         "games 1, 3, 5, ...",
     )
-    parser.add_argument("program_a", metavar="A", help='command line of program A, e.g. "python bot.py"')
+    parser.add_argument(
+        "program_a",
+        metavar="A",
+        help='command line of program A, e.g. "python bot.py", or release:VERSION[@SECONDS] (baselines/)',
+    )
     parser.add_argument("program_b", metavar="B", help="command line of program B")
     parser.add_argument(
         "--games", type=int, default=defaults.games, help="number of games (default %(default)s)"
@@ -64,8 +82,8 @@ def run(args: argparse.Namespace) -> int:
     out = args.out or os.path.join("referee-results", time.strftime("%Y%m%d-%H%M%S"))
     try:
         with sigterm_as_interrupt():  # a kill stops the match as Ctrl-C does
-            a = Program.parse("A", args.program_a)
-            b = Program.parse("B", args.program_b)
+            a = program_of("A", args.program_a, args.time)
+            b = program_of("B", args.program_b, args.time)
             match = run_match(
                 a,
                 b,
@@ -79,7 +97,7 @@ def run(args: argparse.Namespace) -> int:
                 progress=True,
                 memory_mb=args.memory,
             )
-    except RefereeError as err:
+    except (RefereeError, ReleaseError) as err:
         raise CliError(str(err)) from None
     except KeyboardInterrupt:
         print(f"interrupted: the finished games are in {out}", file=sys.stderr)

@@ -28,7 +28,6 @@ from __future__ import annotations
 import dataclasses
 import importlib
 import json
-import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
@@ -37,6 +36,7 @@ from tw_rl.core.player import Player
 from tw_rl.core.rules import Rules
 from tw_rl.rating.results_db import Identity
 from tw_rl.referee.process import Program
+from tw_rl.referee.releases import split_clock
 
 __all__ = [
     "ArenaError",
@@ -204,16 +204,10 @@ def split_suffix(text: str) -> tuple[str, str | None]:
 
 def seconds_suffix(text: str, label: str, default: float = DEFAULT_BUDGET) -> tuple[str, float]:
     """``X@SECONDS`` -> (X, seconds a game); without ``@``, ``default`` (the CodeCup clock)."""
-    head, tail = split_suffix(text)
-    if tail is None:
-        return text, default
     try:
-        seconds = float(tail)
-    except ValueError:
-        raise ArenaError(f"player {label}: @{tail} is not a number of seconds a game") from None
-    if not (seconds > 0 and math.isfinite(seconds)):
-        raise ArenaError(f"player {label}: @{tail}: the clock must be positive (seconds a game)")
-    return head, seconds
+        return split_clock(text, default)
+    except ValueError as err:
+        raise ArenaError(f"player {label}: {err}") from None
 
 
 def count_suffix(

@@ -7,11 +7,16 @@ keyed by the source's sha256 (``$TW_RL_CACHE/releases/``, default ``~/.cache/tw_
 and runs as ``BINARY --time SECONDS``; the binary is written under a temporary name and renamed,
 so a killed compile leaves nothing half-written. A missing ``g++`` or a compile error is one
 ``ReleaseError`` line. Either way the release is identified by its source file's sha256.
+
+``release:VERSION[@SECONDS]`` names one, wherever a program is asked for (``tw-rl referee``, the
+arena): ``@`` is its clock in seconds a GAME (``split_clock``).
 """
 
 from __future__ import annotations
 
+import math
 import os
+import shlex
 import shutil
 import subprocess
 import sys
@@ -20,6 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tw_rl.files import file_sha256
+from tw_rl.referee.process import Program
 
 DEFAULT_RELEASES = Path(__file__).resolve().parents[2] / "baselines"
 SUFFIXES = (".py", ".cpp")
@@ -116,3 +122,30 @@ def release(version: str) -> Release:
     else:
         argv = (sys.executable, str(source))
     return Release(version, source, argv, sha256)
+
+
+def split_clock(text: str, default: float) -> tuple[str, float]:
+    """``X@SECONDS`` -> (X, seconds a game), (text, default) without ``@`` (or with one inside a
+    folder name); ``ValueError`` (a one-line message) for a clock that cannot be meant."""
+    head, at, tail = text.rpartition("@")
+    if not at or "/" in tail:
+        return text, default
+    try:
+        seconds = float(tail)
+    except ValueError:
+        raise ValueError(f"@{tail} is not a number of seconds a game") from None
+    if not (seconds > 0 and math.isfinite(seconds)):
+        raise ValueError(f"@{tail}: the clock must be positive (seconds a game)")
+    return head, seconds
+
+
+def release_program(name: str, text: str, seconds: float) -> Program:
+    """The program of ``VERSION[@SECONDS]`` (the text after ``release:``) for the referee, on its
+    own clock (``seconds`` without ``@``); ``ReleaseError`` in one line."""
+    try:
+        version, seconds = split_clock(text, seconds)
+    except ValueError as err:
+        raise ReleaseError(f"release:{text}: {err}") from None
+    found = release(version)
+    argv = found.command(seconds)
+    return Program(name, shlex.join(argv), argv, found.sha256)
