@@ -447,3 +447,36 @@ def test_the_evaluation_stops_once_the_intervals_are_narrow_enough(tmp_path):
     assert greedy.high - greedy.low <= 500.0
     # Already narrow enough: a second call plays nothing.
     assert run_evaluation(cfg, log=lambda line: None).played == 0
+
+
+def test_a_schema_1_database_is_migrated_to_the_one_vocabulary(tmp_path):
+    """Schema 1 stored a student's raw policy as kind ``weights``; opened now it is ``student``,
+    with the same id, name and games, and the arena's student:default is that player."""
+    path = tmp_path / "old.sqlite"
+    student = parse_player("student:default")[0]
+    old = Identity("weights", sha256=student.sha256, search={"policy": "raw"})
+    with ResultsDB(path) as db:
+        rand = db.register(Identity("baseline", label="random"), "random")
+    with sqlite3.connect(path) as conn:  # what schema-1 code wrote
+        conn.execute("UPDATE meta SET value = '1' WHERE key = 'schema'")
+        conn.execute(
+            "INSERT INTO players (name, identity, kind, sha256, search, created) VALUES (?, ?, ?, ?, ?, ?)",
+            ("s-old", old.key(), "weights", student.sha256, '{"policy": "raw"}', "2026-01-01T00:00:00+00:00"),
+        )
+        sid = conn.execute("SELECT id FROM players WHERE name = 's-old'").fetchone()[0]
+        conn.execute(
+            "INSERT INTO games (red, white, size, opening, seed, red_start, white_start, result, red_points,"
+            " white_points, end_reason, moves, plies, source, timestamp)"
+            " VALUES (?, ?, 6, 0, 0, 'C3', 'G7', 1.0, 1, 0, 'end rule', '', 0, 'batched', 'x')",
+            (sid, rand.id),
+        )
+    with ResultsDB(path) as db:
+        row = db.player(sid)
+        assert (row.kind, row.name) == ("student", "s-old")
+        assert db.register(student.identity(), student.name).id == sid  # the same player
+        assert db.outcomes(6) == [Outcome("s-old", "random", 1.0)]
+    with sqlite3.connect(path) as conn:
+        assert conn.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()[0] == "2"
+        assert conn.execute("SELECT COUNT(*) FROM players WHERE kind = 'weights'").fetchone()[0] == 0
+    with ResultsDB(path) as db, pytest.raises(ValueError, match="not a player kind"):
+        db.register(old, "again")  # the old word is no kind any more

@@ -12,7 +12,9 @@ import pytest
 
 from tw_rl import cli
 from tw_rl.files import file_sha256
-from tw_rl.rating.player_specs import RELEASES_DIR, ArenaError, parse_player
+from tw_rl.rating.player_specs import RELEASES_DIR, ArenaError, parse_player, parse_players
+from tw_rl.rating.referee_import import import_referee
+from tw_rl.rating.results_db import ResultsDB
 from tw_rl.referee.match import run_match
 from tw_rl.referee.process import Program
 
@@ -89,10 +91,17 @@ def test_a_cpp_release_is_compiled_once_and_plays_as_a_program(cpp_release, tmp_
     assert cli.main([*argv, "--out", str(out)]) == 0
     lines = [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]
     assert [game["fault"]["kind"] for game in lines] == ["pass", "pass"]
-    assert {p["command"]: p["sha256"] for g in lines for p in (g["red"], g["white"])}[
-        f"{binary} --time 5"
-    ] == sha
-    capsys.readouterr()
+    recorded = {p["command"]: p["sha256"] for g in lines for p in (g["red"], g["white"])}
+    assert recorded[f"{binary} --time 5"] == sha
+    # Imported into the arena, its games belong to the release (by its source's sha256), listed
+    # or not.
+    for listed, name in (([], "prog:"), (parse_players(["rel=release:9.9@5"]), "rel")):
+        with ResultsDB(tmp_path / f"r{len(listed)}.sqlite") as db:
+            report = import_referee(db, out, listed, log=print)
+            assert (report.added, report.damaged) == (2, 0)
+            (release,) = [p for p in db.players() if p.command == f"{binary} --time 5"]
+            assert release.sha256 == sha and release.name.startswith(name)
+    assert "changed since" not in capsys.readouterr().out
 
 
 @needs_gxx

@@ -40,7 +40,7 @@ from tw_rl.rating.kinds import (
 from tw_rl.rating.players import DEFAULT_PLAYOUTS, checkpoint_player, student_player, uct_player
 from tw_rl.rating.results_db import Identity
 from tw_rl.referee.process import Program, RefereeError, script_sha256
-from tw_rl.referee.releases import ReleaseError, release
+from tw_rl.referee.releases import ReleaseError, cached_sha, release
 from tw_rl.training.checkpoint import CHECKPOINT_PATTERN, DEFAULT_TEACHER, CheckpointError, load_checkpoint
 
 BASELINE_NAMES = ("random", "greedy", "mcts")
@@ -283,7 +283,8 @@ def program_spec(command: str, name: str = "") -> PlayerSpec:
     if shutil.which(argv[0]) is None:
         raise ArenaError(f"program: no such program {argv[0]!r} (command {command!r})")
     default = "prog:" + " ".join(a for a in argv if not a.startswith("-") and "python" not in a)[:40]
-    return PlayerSpec("program", name or default, {"command": command}, script_sha256(tuple(argv)))
+    sha = script_sha256(tuple(argv)) or cached_sha(argv[0])  # a C++ release: its source's
+    return PlayerSpec("program", name or default, {"command": command}, sha)
 
 
 def weights_file(path: str, label: str, size: int) -> tuple[Path, int]:

@@ -113,6 +113,15 @@ def compile_cpp(source: Path, sha256: str) -> Path:
     return binary
 
 
+def cached_sha(program: str) -> str:
+    """The source sha256 of a C++ release's cached binary at ``program``, else ''."""
+    path = Path(program).resolve()
+    key = path.parent.name
+    if path.parent.parent == cache_dir().resolve() and len(key) == 64 and path.is_file():
+        return key
+    return ""
+
+
 def release(version: str) -> Release:
     """The release ``VERSION`` ready to run (a C++ one compiled if it is not cached)."""
     source = release_file(version)
