@@ -26,16 +26,22 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from tw_rl.config import TrainConfig
+from tw_rl.config import TrainConfig, group_option
 from tw_rl.core.rules import Rules
-from tw_rl.training.net import PRESETS, NetPolicyValue, build_net
+from tw_rl.training.net import NetPolicyValue, build_net
 from tw_rl.training.replay_buffer import write_shard
 from tw_rl.training.selfplay import play_games
+
+CONFIGS = Path(__file__).resolve().parents[1] / "configs"  # the net presets: configs/net/*.yaml
 
 
 def make_config(args: argparse.Namespace, run_dir: str, workers: int) -> TrainConfig:
     cfg = TrainConfig(
-        net=PRESETS[args.net], run_dir=run_dir, device="cpu", threads=args.threads, progress=False
+        net=group_option("net", args.net, CONFIGS),
+        run_dir=run_dir,
+        device="cpu",
+        threads=args.threads,
+        progress=False,
     )
     cfg.search.simulations = args.sims
     cfg.search.cheap_simulations = args.cheap_sims
@@ -116,7 +122,9 @@ def _summary(mode: str, generations: list[dict], startup: float | None = None) -
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--net", default="small", choices=sorted(PRESETS))
+    parser.add_argument(
+        "--net", default="small", choices=sorted(p.stem for p in (CONFIGS / "net").glob("*.yaml"))
+    )
     parser.add_argument("--games", type=int, default=64, help="games per generation (all workers together)")
     parser.add_argument("--parallel", type=int, default=64, help="games searched together, per worker")
     parser.add_argument("--sims", type=int, default=32, help="simulations of a full search")

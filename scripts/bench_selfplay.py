@@ -18,14 +18,18 @@ import argparse
 import json
 import sys
 import time
+from pathlib import Path
 
 import numpy as np
 import torch
 
 import tw_rl.core.rules as rules_module
+from tw_rl.config import group_option
 from tw_rl.core.mcts import BatchedMCTS, SearchConfig
 from tw_rl.core.rules import Rules
-from tw_rl.training.net import PRECISIONS, PRESETS, NetPolicyValue, build_net, resolve_device
+from tw_rl.training.net import PRECISIONS, NetPolicyValue, build_net, resolve_device
+
+CONFIGS = Path(__file__).resolve().parents[1] / "configs"  # the net presets: configs/net/*.yaml
 
 
 class Timer:
@@ -50,7 +54,7 @@ def measure(args: argparse.Namespace, precision: str) -> dict:
     device = resolve_device(args.device)
     rules = Rules(args.size)
     torch.manual_seed(args.seed)
-    net = build_net(PRESETS[args.net], args.size).to(device)
+    net = build_net(group_option("net", args.net, CONFIGS), args.size).to(device)
     policy_value = NetPolicyValue(net, rules, device, precision=precision)
     rng = np.random.default_rng(args.seed)
     mcts = BatchedMCTS(rules, SearchConfig(simulations=args.sims))
@@ -101,7 +105,8 @@ def measure(args: argparse.Namespace, precision: str) -> dict:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--net", default="small", choices=sorted(PRESETS))
+    nets = sorted(p.stem for p in (CONFIGS / "net").glob("*.yaml"))
+    parser.add_argument("--net", default="small", choices=nets)
     parser.add_argument("--batch", type=int, default=256)
     parser.add_argument("--sims", type=int, default=64)
     parser.add_argument("--moves", type=int, default=6, help="moves played in every game")

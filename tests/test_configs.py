@@ -1,5 +1,5 @@
 """The Hydra configs: every file composes into a TrainConfig, typos and wrong types fail, the
-run configs (evaluate.yaml, export.yaml) hold only what differs from their schemas, and
+config files hold only what differs from their schemas, every search setting is reachable, and
 scripts/train.py hands the composed config to tw_rl.training.loop.train (faked here: no training)."""
 
 from __future__ import annotations
@@ -21,6 +21,8 @@ from omegaconf import OmegaConf  # noqa: E402
 
 from tw_rl.config import (  # noqa: E402
     SCHEMAS,
+    BoardConfig,
+    ConfigError,
     EvaluateConfig,
     ExportConfig,
     LearnerConfig,
@@ -28,8 +30,11 @@ from tw_rl.config import (  # noqa: E402
     TrainConfig,
     TrainingEvalConfig,
     from_composed,
+    group_option,
     register_configs,
 )
+from tw_rl.core.mcts import BatchedMCTS, SearchConfig  # noqa: E402
+from tw_rl.core.rules import Rules  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 CONFIGS = ROOT / "configs"
@@ -75,12 +80,29 @@ def test_the_primary_config_equals_the_dataclass_defaults():
 
 @pytest.mark.parametrize("group,option", [(g, o) for g in GROUPS for o in options(g)])
 def test_every_group_option_composes_with_its_values(group, option):
+    """A group file holds only what differs from the training run's defaults (the schema's,
+    ``TrainConfig``'s fields): a restated default fails, so every default has one home."""
     cfg = train_config([f"{group}={option}"])
     node = getattr(cfg, group)
     assert isinstance(node, SCHEMAS[group])
-    written = OmegaConf.to_container(OmegaConf.load(CONFIGS / group / f"{option}.yaml"))
-    assert set(written) == {f.name for f in dataclasses.fields(node)}, "group files hold every field"
-    assert dataclasses.asdict(node) == written
+    written = OmegaConf.to_container(OmegaConf.load(CONFIGS / group / f"{option}.yaml")) or {}
+    defaults = dataclasses.asdict(getattr(TrainConfig(), group))
+    assert restated(written, defaults) == [], "restates a default of the schema"
+    assert dataclasses.asdict(node) == merged(defaults, written)
+    assert group_option(group, option, CONFIGS) == node  # what a script reads is what a run gets
+
+
+def test_the_primary_config_restates_no_default():
+    written = OmegaConf.to_container(OmegaConf.load(CONFIGS / "train.yaml"))
+    assert written.pop("defaults")[0] == "train_schema"
+    written.pop("hydra")
+    assert restated(written, dataclasses.asdict(TrainConfig())) == []
+
+
+def test_a_restated_default_is_caught():
+    """The check above can fail: a file that restates a default is named."""
+    assert restated({"size": 6, "variant": "official"}, dataclasses.asdict(BoardConfig())) == ["size"]
+    assert restated({"simulations": 32}, dataclasses.asdict(TrainConfig().search)) == ["simulations"]
 
 
 @pytest.mark.parametrize(
@@ -93,9 +115,41 @@ def test_every_group_option_composes_with_its_values(group, option):
     ],
 )
 def test_net_presets(option, values):
-    net = train_config([f"net={option}"]).net
-    assert (net.blocks, net.channels, net.pool_every, net.head_channels) == values
-    assert net.name == option
+    """configs/net/ is the one home of the presets: a run and a script (group_option) read it."""
+    for net in (train_config([f"net={option}"]).net, group_option("net", option, CONFIGS)):
+        assert (net.blocks, net.channels, net.pool_every, net.head_channels) == values
+        assert net.name == option
+    with pytest.raises(ConfigError, match="no net option 'huge' in .*there: large, medium, small, tiny"):
+        group_option("net", "huge", CONFIGS)
+
+
+# ----------------------------------------------------------------------- the search record
+
+
+def test_the_search_group_is_the_search_record():
+    """One record of search settings: the config group is tw_rl.core.mcts.SearchConfig itself."""
+    assert SCHEMAS["search"] is SearchConfig
+    assert isinstance(train_config().search, SearchConfig)
+    assert TrainConfig().search == SearchConfig(root="gumbel")  # a run's default: the Gumbel root
+
+
+def changed_value(value):
+    if isinstance(value, bool):
+        return not value
+    if isinstance(value, str):
+        return {"puct": "gumbel", "gumbel": "puct"}[value]
+    return value * 2 + 1
+
+
+@pytest.mark.parametrize("name", [f.name for f in dataclasses.fields(SearchConfig)])
+def test_every_search_field_is_reachable_from_yaml(name):
+    """Every field of the search record, today's and any added later, is set by
+    ``search.<field>=...`` and reaches the search the run builds, with nothing else to edit
+    (adding a search setting touches tw_rl/core/mcts.py and, for a check, training/loop.py)."""
+    value = changed_value(getattr(TrainConfig().search, name))
+    cfg = train_config([f"search.{name}={value}"])
+    assert getattr(cfg.search, name) == value
+    assert getattr(BatchedMCTS(Rules(6), cfg.search).config, name) == value
 
 
 def test_boards():
@@ -288,7 +342,7 @@ def test_a_typo_or_a_wrong_type_in_a_file_fails(tmp_path):
     (config_dir / "experiment" / "wrong.yaml").write_text("# @package _global_\nnet:\n  blocks: many\n")
     with pytest.raises(ConfigCompositionException, match="Key 'setupp' not in 'BoardConfig'"):
         compose_train(["board=typo"], config_dir)
-    with pytest.raises(ConfigCompositionException, match="Key 'simz' not in 'SearchConfigSchema'"):
+    with pytest.raises(ConfigCompositionException, match="Key 'simz' not in 'SearchConfig'"):
         compose_train(["experiment=typo"], config_dir)
     with pytest.raises(ConfigCompositionException, match="could not be converted to Integer"):
         compose_train(["experiment=wrong"], config_dir)

@@ -4,6 +4,12 @@ per config group), the rating run (``EvaluateConfig``), a head-to-head match
 defaults here are the only home of the defaults: the flags of ``tw-rl`` and ``scripts/`` and the
 files of ``configs/`` take them from these classes.
 
+The search settings are one record, ``tw_rl.core.mcts.SearchConfig`` (the ``search`` group
+takes it as it is, so a field added there is settable from YAML at once); the training run's
+default search differs from it only in its root (``gumbel``). The files of ``configs/`` hold
+only what differs from these defaults (a test fails on a restated default), so each default has
+one home; ``configs/net/`` holds the network presets, ``group_option`` reads one for a script.
+
 These are the schemas Hydra validates ``configs/`` against (registered by
 ``register_configs``), so a mistyped key or a wrong type fails with a clear message. The
 library itself takes these dataclasses and never imports Hydra.
@@ -12,9 +18,11 @@ library itself takes these dataclasses and never imports Hydra.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from tw_rl.codecup.clock import DEFAULT_BUDGET
+from tw_rl.core.mcts import SearchConfig
 
 
 class ConfigError(ValueError):
@@ -38,18 +46,7 @@ class NetConfig:
     head_channels: int = 32  # channels of the policy / territory heads and the pooled features
 
 
-@dataclass
-class SearchConfigSchema:
-    simulations: int = 32  # full-search simulations per move
-    cheap_simulations: int = 8  # playout-cap randomization: simulations of a cheap move
-    full_search_fraction: float = 0.25  # share of moves searched fully (and trained on)
-    root: str = "gumbel"  # "puct" or "gumbel"
-    c_puct: float = 1.5  # PUCT exploration weight
-    dirichlet_alpha: float = 0.3  # root noise (puct, self-play)
-    dirichlet_fraction: float = 0.25  # share of root noise
-    fpu_reduction: float = 0.2  # first-play urgency: parent value minus this
-    gumbel_actions: int = 16  # root candidates (gumbel)
-    temperature_moves: int = 12  # moves per game played with temperature 1, then greedy
+SearchConfigSchema = SearchConfig  # the config group ``search`` is the search's own record (its old name)
 
 
 @dataclass
@@ -97,7 +94,8 @@ class RayConfig:
 class TrainConfig:
     board: BoardConfig = field(default_factory=BoardConfig)
     net: NetConfig = field(default_factory=NetConfig)
-    search: SearchConfigSchema = field(default_factory=SearchConfigSchema)
+    # The search group is tw_rl.core.mcts.SearchConfig itself; a run's default root is Gumbel's.
+    search: SearchConfig = field(default_factory=lambda: SearchConfig(root="gumbel"))
     selfplay: SelfPlayConfig = field(default_factory=SelfPlayConfig)
     learner: LearnerConfig = field(default_factory=LearnerConfig)
     eval: TrainingEvalConfig = field(default_factory=TrainingEvalConfig)
@@ -225,12 +223,27 @@ class ExportConfig:
 SCHEMAS = {
     "board": BoardConfig,
     "net": NetConfig,
-    "search": SearchConfigSchema,
+    "search": SearchConfig,
     "selfplay": SelfPlayConfig,
     "learner": LearnerConfig,
     "eval": TrainingEvalConfig,
     "ray": RayConfig,
 }  # config group -> its schema
+
+
+def group_option(group: str, name: str, config_dir: str | Path) -> Any:
+    """The option ``name`` of a training config group (``<config_dir>/<group>/<name>.yaml``,
+    e.g. the net preset ``tiny``) as its schema's instance, as a training run composes it: the
+    file over ``TrainConfig``'s defaults. ConfigError (one line) for a missing option.
+    OmegaConf is imported here only, so that the library never needs it."""
+    from omegaconf import OmegaConf
+
+    path = Path(config_dir) / group / f"{name}.yaml"
+    if group not in SCHEMAS or not path.is_file():
+        there = ", ".join(sorted(p.stem for p in path.parent.glob("*.yaml"))) or "none"
+        raise ConfigError(f"no {group} option {name!r} in {path.parent} (there: {there})")
+    base = OmegaConf.structured(getattr(TrainConfig(), group))
+    return OmegaConf.to_object(OmegaConf.merge(base, OmegaConf.load(path)))
 
 
 def from_composed(cfg: Any, schema: type) -> Any:

@@ -8,8 +8,9 @@ import torch
 from helpers import random_positions
 
 import tw_rl.training.net as net_module
+from tw_rl.config import NetConfig
 from tw_rl.core.rules import Rules
-from tw_rl.training.net import PRESETS, NetPolicyValue, build_net, inference_dtype
+from tw_rl.training.net import NetPolicyValue, build_net, inference_dtype
 
 RULES = Rules(6)
 PRIOR_TOLERANCE = 0.02  # largest |bfloat16 - float32| prior of any move
@@ -23,7 +24,7 @@ def positions(count: int = 64):
 
 def a_net(seed: int = 0):
     torch.manual_seed(seed)
-    net = build_net(PRESETS["small"], 6)
+    net = build_net(NetConfig(), 6)  # the small preset
     with torch.no_grad():  # running statistics of a trained net, not the identity of a fresh one
         for module in net.modules():
             if isinstance(module, torch.nn.BatchNorm2d):

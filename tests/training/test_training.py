@@ -28,7 +28,7 @@ from tw_rl.training import replay_buffer
 from tw_rl.training.checkpoint import latest_checkpoint, load_checkpoint
 from tw_rl.training.learner import Learner, training_batch
 from tw_rl.training.loop import train
-from tw_rl.training.net import PRESETS, build_net
+from tw_rl.training.net import build_net
 from tw_rl.training.replay_buffer import (
     SHARD_FORMAT,
     ReplayWindow,
@@ -143,7 +143,7 @@ def test_losses_fall_below_marks():
     onehot = np.zeros_like(policy)
     onehot[np.arange(len(policy)), policy.argmax(axis=1)] = 1
     samples.policy = onehot.astype(np.float16)
-    net = build_net(PRESETS["tiny"], 6)
+    net = build_net(NetConfig(name="tiny", blocks=2, channels=16, head_channels=8), 6)
     learner = Learner(net, RULES, LearnerConfig(learning_rate=3e-3), torch.device("cpu"))
     first = learner.train_step(samples, rng)
     for _ in range(300):
@@ -226,9 +226,10 @@ def test_a_run_stopped_mid_generation_by_its_time_limit_keeps_its_games_and_resu
     assert metrics["generation"] == 0 and metrics["selfplay/partial"] is True
     assert shard_games(tmp_path / "selfplay", 0) == 2  # the two games in flight, kept
     assert metrics["selfplay/games"] == 2 and metrics["selfplay/samples"] >= 2
-    assert metrics["train/steps"] == 2  # 6 steps x 2 of 6 games
+    # 6 steps x the share of a whole generation's samples (a first move each of 2 of 6 games)
+    assert metrics["train/steps"] == 1
     payload = load_checkpoint(tmp_path / "checkpoints" / "ckpt-g000000.pt")
-    assert payload["step"] == 2 and payload["metrics"]["selfplay/partial"] is True
+    assert payload["step"] == 1 and payload["metrics"]["selfplay/partial"] is True
     assert "arena/vs_random" not in metrics
     assert not (tmp_path / "checkpoints" / "ckpt-g000001.pt").exists()  # it stopped there
     log = (tmp_path / "train.log").read_text()
@@ -238,7 +239,7 @@ def test_a_run_stopped_mid_generation_by_its_time_limit_keeps_its_games_and_resu
     metrics = train(cfg)
     assert metrics["generation"] == 2 and "selfplay/partial" not in metrics
     assert [shard_games(tmp_path / "selfplay", g) for g in range(3)] == [2, 6, 6]
-    assert load_checkpoint(tmp_path / "checkpoints" / "ckpt-g000002.pt")["step"] == 2 + 6 + 6
+    assert load_checkpoint(tmp_path / "checkpoints" / "ckpt-g000002.pt")["step"] == 1 + 6 + 6
     lines = [json.loads(line) for line in (tmp_path / "metrics.jsonl").read_text().splitlines()]
     assert [m["generation"] for m in lines] == [0, 1, 2]
 

@@ -36,17 +36,23 @@ PolicyValue = Callable[[State], tuple[np.ndarray, np.ndarray]]
 
 @dataclass
 class SearchConfig:
-    """Settings of one search."""
+    """Settings of the search, the one record of them: the training config's ``search`` group
+    is this class (every field settable from YAML as ``search.<field>``), and a player that
+    searches takes one. ``cheap_simulations``, ``full_search_fraction`` and
+    ``temperature_moves`` are read by self-play (``tw_rl.training.selfplay``), the rest here."""
 
-    simulations: int = 64  # leaf expansions per move (per game)
+    simulations: int = 32  # leaf expansions per move (per game); in self-play: of a full search
+    cheap_simulations: int = 8  # self-play, playout-cap randomization: simulations of a cheap move
+    full_search_fraction: float = 0.25  # self-play: share of moves searched fully (and trained on)
     root: str = "puct"  # "puct" or "gumbel"
     c_puct: float = 1.5  # exploration weight of PUCT
     dirichlet_alpha: float = 0.3  # root noise concentration (puct, self-play only)
-    dirichlet_fraction: float = 0.25  # share of the noise in the root priors
+    dirichlet_fraction: float = 0.25  # share of the noise in the root priors (puct)
     fpu_reduction: float = 0.2  # unvisited children start at parent value minus this
     gumbel_actions: int = 16  # candidate actions m at the root (gumbel)
-    gumbel_c_visit: float = 50.0  # sigma(q) = (c_visit + max visits) * c_scale * q
+    gumbel_c_visit: float = 50.0  # sigma(q) = (c_visit + max visits) * c_scale * q (gumbel)
     gumbel_c_scale: float = 0.1
+    temperature_moves: int = 12  # self-play: moves per game drawn from the search policy, then the best
 
 
 @dataclass

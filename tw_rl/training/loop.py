@@ -25,8 +25,8 @@ whose job log is ``<output dir>/train.log``, its handlers write them.
 
 ``max_minutes`` is checked after every move batch of self-play, not only between generations:
 once it has passed, no new game starts, the games in flight are played out at one simulation a
-move (seconds) and written, the learner takes steps in proportion to the games the generation
-got (``selfplay/partial`` in its metrics), a checkpoint is written, a due arena is skipped, and
+move (seconds) and written, the learner takes steps in proportion to the samples the
+generation got (``selfplay/partial`` in its metrics), a checkpoint is written, a due arena is skipped, and
 the run stops; started again, it goes on with the next generation. So a run ends within about a
 generation's learning of ``max_minutes`` on any machine. (With Ray the limit is checked between
 generations only.) The first generation of every start runs even when the limit is tiny, so each
@@ -69,18 +69,18 @@ from tw_rl.files import (
 )
 from tw_rl.training.checkpoint import (
     CheckpointError,
+    check_size,
     checkpoint_path,
     initial_checkpoint,
     latest_checkpoint,
-    load_checkpoint,
-    net_from_checkpoint,
+    load_net,
     save_checkpoint,
 )
 from tw_rl.training.learner import Learner
 from tw_rl.training.match import play_match, search_player
 from tw_rl.training.net import NetPolicyValue, build_net, inference_dtype, resolve_device
 from tw_rl.training.replay_buffer import ReplayWindow, ShardFormatError, shard_games, write_shard
-from tw_rl.training.selfplay import play_games, search_config
+from tw_rl.training.selfplay import play_games
 
 log = logging.getLogger(__name__)
 LOG_FILE = "train.log"  # in the run folder
@@ -157,6 +157,7 @@ def check_config(cfg: TrainConfig) -> None:
     for name, value in (
         ("search.simulations", cfg.search.simulations),
         ("search.cheap_simulations", cfg.search.cheap_simulations),
+        ("search.gumbel_actions", cfg.search.gumbel_actions),
         ("selfplay.games_per_generation", cfg.selfplay.games_per_generation),
         ("selfplay.parallel_games", cfg.selfplay.parallel_games),
         ("learner.batch_size", cfg.learner.batch_size),
@@ -328,13 +329,13 @@ def _train(cfg: TrainConfig, run_dir: Path, init: tuple[Path, dict] | None = Non
             else:
                 metrics.update(_self_play_on_ray(cfg, pool, net, run_dir, generation, writer))
             played = shard_games(run_dir / "selfplay", generation)
-            share = min(1.0, played / cfg.selfplay.games_per_generation)
+            share = min(1.0, played / cfg.selfplay.games_per_generation, metrics.pop("share", 1.0))
             if share < 1:
-                metrics["selfplay/partial"] = True  # stopped by max_minutes with fewer games
+                metrics["selfplay/partial"] = True  # stopped by max_minutes
                 log.info(
                     f"generation {generation}: stopped early by max_minutes={cfg.max_minutes:g} with "
-                    f"{played} of {cfg.selfplay.games_per_generation} games; the learner takes "
-                    f"{_steps(cfg, share)} of {cfg.learner.steps_per_generation} steps"
+                    f"{played} of {cfg.selfplay.games_per_generation} games, {share:.0%} of its samples; "
+                    f"the learner takes {_steps(cfg, share)} of {cfg.learner.steps_per_generation} steps"
                 )
             metrics.update(_learn(cfg, learner, window, rng, writer, generation, _steps(cfg, share)))
             save_checkpoint(
@@ -375,8 +376,8 @@ def _train(cfg: TrainConfig, run_dir: Path, init: tuple[Path, dict] | None = Non
 
 
 def _steps(cfg: TrainConfig, share: float) -> int:
-    """Gradient steps for a generation that played ``share`` of its games: as many per new
-    game as a whole generation takes (at least one), so that a generation stopped early by
+    """Gradient steps for a generation that got ``share`` of its samples: as many per new
+    sample as a whole generation takes (at least one), so that a generation stopped early by
     the time limit neither overtrains its few samples nor overruns the limit by much."""
     return max(1, round(cfg.learner.steps_per_generation * share))
 
@@ -390,8 +391,10 @@ def _resume(cfg: TrainConfig, run_dir: Path, learner: Learner) -> tuple[int, dic
         log.info(f"run {run_dir}: new, generations 0 to {cfg.generations - 1}, {board}, net {cfg.net.name}")
         return 0, {}
     path, payload = resumed
-    if int(payload["size"]) != cfg.board.size:
-        raise ConfigError(f"{path} is for board size {payload['size']}, the config says {cfg.board.size}")
+    try:
+        check_size(payload, cfg.board.size, path, "the run")
+    except CheckpointError as err:
+        raise ConfigError(str(err)) from None
     learner.restore(payload)
     generation = int(payload["generation"])
     if generation + 1 < cfg.generations:
@@ -430,6 +433,11 @@ def _self_play(cfg, rules, policy_value, run_dir, generation, rng, writer, stop=
     out = _selfplay_metrics(stats, stats.seconds, policy_value.evaluations - evaluations_before)
     for key, value in out.items():
         writer.add_scalar(key, value, generation)
+    if stats.stopped_early and stats.game_lengths:
+        # The share of a whole generation's samples it got: the games played out after the stop
+        # recorded only their first moves; a whole game records this many on average.
+        per_game = max(cfg.search.full_search_fraction * float(np.mean(stats.game_lengths)), 1e-9)
+        out["share"] = (done + stats.samples / per_game) / cfg.selfplay.games_per_generation
     return out
 
 
@@ -485,29 +493,33 @@ def _learn(cfg, learner: Learner, window: ReplayWindow, rng, writer, generation,
 
 
 def _evaluate(cfg, rules, policy_value, run_dir, generation, rng, writer, device) -> dict:
-    search = search_config(cfg.search)
-    search.simulations = cfg.eval.simulations
+    """The arena: the network against each of ``eval.opponents`` (``check_config`` allows a
+    baseline's name or ``previous``, the network evaluated ``eval.every`` generations before)."""
+    search = dataclasses.replace(cfg.search, simulations=cfg.eval.simulations)
     me = search_player(policy_value, search)
     out = {}
     for name in cfg.eval.opponents:
-        if name in BASELINES:
-            opponent = BASELINES[name]
-        elif name == "previous":
-            previous = checkpoint_path(run_dir / "checkpoints", generation - cfg.eval.every)
-            if not previous.exists():
-                continue  # the first evaluation has nothing to compare with
-            try:
-                payload = load_checkpoint(previous)
-            except CheckpointError as err:
-                warnings.warn(f"no comparison with the previous network: {err}", stacklevel=2)
+        if name == "previous":
+            opponent = _previous_player(cfg, policy_value, run_dir, generation, search, device)
+            if opponent is None:
                 continue
-            old = NetPolicyValue(
-                net_from_checkpoint(payload, device), policy_value.rules, device, precision=cfg.precision
-            )
-            opponent = search_player(old, search)
-        else:  # check_config let it through: it is a checkpoint path or a later kind
-            raise ConfigError(f"unknown evaluation opponent {name!r}")
+        else:
+            opponent = BASELINES[name]
         result = play_match(rules, me, opponent, cfg.eval.games, rng)
         out[f"arena/vs_{name}"] = result.score
         writer.add_scalar(f"arena/vs_{name}", result.score, generation)
     return out
+
+
+def _previous_player(cfg, policy_value, run_dir, generation, search, device):
+    """The searching player of the network evaluated before this one, or None when there is
+    none yet (the first evaluation) or its checkpoint cannot be read (with a warning)."""
+    previous = checkpoint_path(run_dir / "checkpoints", generation - cfg.eval.every)
+    if not previous.exists():
+        return None
+    try:
+        net, _ = load_net(previous, cfg.board.size, device, "the run")
+    except CheckpointError as err:
+        warnings.warn(f"no comparison with the previous network: {err}", stacklevel=2)
+        return None
+    return search_player(NetPolicyValue(net, policy_value.rules, device, precision=cfg.precision), search)

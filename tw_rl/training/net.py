@@ -27,13 +27,6 @@ from tw_rl.core.hexgrid import hexgrid
 from tw_rl.core.rules import Rules
 from tw_rl.core.state import State
 
-PRESETS = {
-    "tiny": NetConfig(name="tiny", blocks=2, channels=16, pool_every=2, head_channels=8),
-    "small": NetConfig(name="small", blocks=4, channels=32, pool_every=2, head_channels=32),
-    "medium": NetConfig(name="medium", blocks=8, channels=96, pool_every=3, head_channels=48),
-    "large": NetConfig(name="large", blocks=12, channels=128, pool_every=3, head_channels=64),
-}
-
 
 class HexConv(nn.Conv2d):
     """A 3x3 convolution over the six hexagonal neighbours and the cell itself."""

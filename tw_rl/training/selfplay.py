@@ -28,22 +28,14 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 
 import numpy as np
 
-from tw_rl.config import SearchConfigSchema
 from tw_rl.core.mcts import BatchedMCTS, PolicyValue, SearchConfig
 from tw_rl.core.rules import Rules
 from tw_rl.core.state import PLAY, RED, State
 from tw_rl.training.replay_buffer import Samples
-
-
-def search_config(cfg: SearchConfigSchema) -> SearchConfig:
-    """The search settings of a run's config (the fields the two records share)."""
-    return SearchConfig(
-        **{f.name: getattr(cfg, f.name) for f in fields(SearchConfig) if hasattr(cfg, f.name)}
-    )
 
 
 @dataclass
@@ -59,7 +51,7 @@ class SelfPlayStats:
     red_wins: int = 0
     draws: int = 0
     network_wins: int = 0  # games against an opponent: won by the network
-    stopped_early: bool = False  # ``stop`` said so: fewer games than asked for were played
+    stopped_early: bool = False  # ``stop`` said so while games were left to start or in flight
 
 
 @dataclass
@@ -77,7 +69,7 @@ class _Pending:
 def play_games(
     rules: Rules,
     policy_value: PolicyValue,
-    search: SearchConfigSchema,
+    search: SearchConfig,
     games: int,
     parallel: int,
     rng: np.random.Generator,
@@ -91,7 +83,7 @@ def play_games(
 
     With ``opponent`` the network plays seat 0 in even-numbered games and seat 1 in odd ones.
     ``stop`` (asked after each move batch) ends it early: see the module docstring."""
-    mcts = BatchedMCTS(rules, search_config(search))
+    mcts = BatchedMCTS(rules, search)
     stats = SelfPlayStats()
     start = time.perf_counter()
     slots = min(parallel, games)
