@@ -351,6 +351,12 @@ def test_serve_refuses_bad_options_in_one_line(tmp_path, capsys):
         (["--bot", "alphago"], "--bot: unknown bot"),
         (["--checkpoint", str(tmp_path / "none.pt")], "no such file"),
         (["--port", "99999"], "not a port number"),
+        (["--bot", "bot@5m"], "--bot: 'bot@5m': give the seconds for the whole game as a plain number"),
+        (["--bot", "bot@301"], "--bot: bot@301: the bot's clock is 0.1 to 300 s for the whole game"),
+        (["--max-searches", "0"], "--max-searches 0: give 1 or more"),
+        (["--max-queue", "-1"], "--max-queue -1: give 0 or more"),
+        (["--games-per-client", "0"], "--games-per-client 0: give 1 or more"),
+        (["--allow-host", "evil/x"], "is not a host name"),
     ]:
         assert main(["serve", *args]) == 2
         err = capsys.readouterr().err.strip()
@@ -359,3 +365,11 @@ def test_serve_refuses_bad_options_in_one_line(tmp_path, capsys):
     bad_db.write_bytes(b"garbage" * 100)
     assert main(["serve", "--db", str(bad_db)]) == 2
     assert "not a usable results database" in capsys.readouterr().err
+
+
+def test_serve_help_says_what_bot_at_seconds_means(capsys):
+    with pytest.raises(SystemExit):
+        main(["serve", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert "CodeCup bot with 30 s for the whole game, as the arena's NAME@SECONDS" in text
+    assert "clients cannot name files" in text and "needs the printed token" in text
