@@ -4,7 +4,9 @@ The config is ``configs/train.yaml`` and its groups, checked against the datacla
 ``tw_rl.config`` (a mistyped key or a wrong type fails before anything runs). Each run lives
 in ``runs/<date>_<time>/`` (Hydra's output dir, with ``.hydra/`` holding the composed config).
 
-    python scripts/train.py                                  # codecup 6, small net
+    python scripts/train.py                                  # codecup 6, small net, the reference recipe
+    python scripts/train.py max_minutes=5                    # stops within about a minute of 5; resumable
+    python scripts/train.py experiment=old_default           # the default recipe before 0.3 (PUCT)
     python scripts/train.py net=tiny search.simulations=32   # groups and single values
     python scripts/train.py debug=default                    # runs in seconds
     python scripts/train.py experiment=gumbel_few_sims       # an experiment: differences only
