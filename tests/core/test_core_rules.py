@@ -242,3 +242,14 @@ def test_random_games_finish(size):
     assert state.terminated.all() and (state.forfeit == 0).all()
     covered = state.territory[:, 0] | state.territory[:, 1]
     assert (covered.all(axis=1) | (state.passes >= 2)).all()
+
+
+def test_score_and_winner_leave_the_state_as_it_is():
+    """A State is immutable: scoring a position whose territory is not yet known simulates it
+    aside, without filling it in."""
+    after = play(CODECUP, full_board(CODECUP, "K11"), "K11")
+    unknown = after[np.array([0])]
+    unknown.territory_known[:] = False
+    unknown.territory[:] = False
+    assert CODECUP.score(unknown)[0].tolist() == [290, 101] and CODECUP.winner(unknown)[0] == RED
+    assert not unknown.territory_known[0] and not unknown.territory.any()

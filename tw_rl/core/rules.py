@@ -324,6 +324,16 @@ class Rules:
             )
             state.territory_known[need] = True
 
+    def territory_of(self, state: State) -> np.ndarray:
+        """[B, 2, N] the simulated territory of every game, ``state`` left as it is (the games
+        whose territory is not yet known are simulated into a copy)."""
+        need = ~state.territory_known
+        if not need.any():
+            return state.territory
+        terr = state.territory.copy()
+        terr[need] = simulate_territory(self.grid, state.owner[need], state.height[need], state.sight[need])
+        return terr
+
     # ---------------------------------------------------------------- score
 
     def score(self, state: State) -> np.ndarray:
@@ -333,8 +343,7 @@ class Rules:
         official: owned + controlled cells. A forfeit (either variant): the offender 0, the
         other 200 + its territory + floor(0.9 * cells in neither territory).
         """
-        self.ensure_territory(state)
-        terr = state.territory
+        terr = self.territory_of(state)
         counts = terr.sum(axis=2, dtype=np.int32)
         if self.codecup:
             points = counts + 100
@@ -363,8 +372,7 @@ class Rules:
     def winner(self, state: State) -> np.ndarray:
         """[B] int8: RED or WHITE for the winner of the position as it stands, 0 for a draw."""
         if self.codecup:
-            self.ensure_territory(state)
-            counts = state.territory.sum(axis=2, dtype=np.int32)
+            counts = self.territory_of(state).sum(axis=2, dtype=np.int32)
         else:
             counts = self.owned_and_controlled(state)
         win = np.where(counts[:, 0] > counts[:, 1], RED, np.where(counts[:, 1] > counts[:, 0], WHITE, 0))
