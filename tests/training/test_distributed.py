@@ -160,6 +160,32 @@ def test_a_killed_worker_loses_no_complete_shard(tmp_path, local_ray):
         assert window.refresh() == sum(len(read_shard(p)) for p in folder.glob("shard-*.npz"))
 
 
+def test_a_worker_past_the_time_limit_plays_out_its_games_and_stops(tmp_path):
+    """A worker whose task runs past the run's deadline starts no new game and writes the games
+    it had in flight (the worker class in this process; on Ray it is the same code)."""
+    pytest.importorskip("ray")
+    from tw_rl.training.ray_selfplay import SelfPlayWorker, publish_network
+
+    cfg = tiny_config(tmp_path, 1)
+    cfg.search.full_search_fraction = 1.0
+    publish_network(tmp_path, build_net(cfg.net, cfg.board.size), 0)
+    stats, _ = SelfPlayWorker(cfg, str(tmp_path), 0).play(0, 6, [0], deadline=time.time())
+    assert stats.stopped_early and stats.games == 2  # the two in flight, of six asked
+    assert shard_games(tmp_path / "selfplay", 0, worker=0) == 2
+
+
+def test_the_pool_hands_out_no_task_past_the_time_limit(tmp_path, local_ray):
+    from tw_rl.training.ray_selfplay import open_pool  # needs Ray
+
+    cfg = tiny_config(tmp_path, 1)
+    cfg.ray.address = "local"
+    cfg.selfplay.workers = 1
+    with open_pool(cfg, tmp_path) as pool:
+        net = build_net(cfg.net, cfg.board.size)
+        result = pool.play_generation(net, 0, 4, deadline=time.time() - 1)
+    assert (result.tasks, result.stats.games, shard_games(tmp_path / "selfplay", 0)) == (0, 0, 0)
+
+
 def test_arena_games_run_as_ray_tasks(tmp_path, capsys, local_ray):
     run = tmp_path / "run"  # one untrained checkpoint of the tiny net
     torch.manual_seed(0)

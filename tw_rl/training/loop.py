@@ -25,12 +25,12 @@ whose job log is ``<output dir>/train.log``, its handlers write them.
 
 ``max_minutes`` is checked after every move batch of self-play, not only between generations:
 once it has passed, no new game starts, the games in flight are played out at one simulation a
-move (seconds) and written, the learner takes steps in proportion to the samples the
-generation got (``selfplay/partial`` in its metrics), a checkpoint is written, a due arena is skipped, and
+move (seconds) and written, the learner takes steps in proportion to the samples the generation
+got (``selfplay/partial`` in its metrics), a checkpoint is written, a due arena is skipped, and
 the run stops; started again, it goes on with the next generation. So a run ends within about a
-generation's learning of ``max_minutes`` on any machine. (With Ray the limit is checked between
-generations only.) The first generation of every start runs even when the limit is tiny, so each
-start makes progress.
+generation's learning of ``max_minutes`` on any machine, with Ray workers too (no task is handed
+out past the limit and the running ones stop the same way). The first generation of every start
+runs even when the limit is tiny, so each start makes progress.
 
 Self-play runs in this process unless ``ray.address`` is set; then ``tw_rl.training.ray_selfplay`` (and
 Ray) is imported and Ray workers play the games into the same folder (one-process runs never
@@ -327,7 +327,8 @@ def _train(cfg: TrainConfig, run_dir: Path, init: tuple[Path, dict] | None = Non
                     _self_play(cfg, rules, policy_value, run_dir, generation, rng, writer, out_of_time)
                 )
             else:
-                metrics.update(_self_play_on_ray(cfg, pool, net, run_dir, generation, writer))
+                wall_deadline = None if deadline is None else time.time() + deadline - time.monotonic()
+                metrics.update(_self_play_on_ray(cfg, pool, net, run_dir, generation, writer, wall_deadline))
             played = shard_games(run_dir / "selfplay", generation)
             share = min(1.0, played / cfg.selfplay.games_per_generation, metrics.pop("share", 1.0))
             if share < 1:
@@ -433,25 +434,35 @@ def _self_play(cfg, rules, policy_value, run_dir, generation, rng, writer, stop=
     out = _selfplay_metrics(stats, stats.seconds, policy_value.evaluations - evaluations_before)
     for key, value in out.items():
         writer.add_scalar(key, value, generation)
-    if stats.stopped_early and stats.game_lengths:
-        # The share of a whole generation's samples it got: the games played out after the stop
-        # recorded only their first moves; a whole game records this many on average.
-        per_game = max(cfg.search.full_search_fraction * float(np.mean(stats.game_lengths)), 1e-9)
-        out["share"] = (done + stats.samples / per_game) / cfg.selfplay.games_per_generation
+    if stats.stopped_early:
+        out.update(_share(cfg, done, stats))
     return out
 
 
-def _self_play_on_ray(cfg, pool, net, run_dir, generation, writer) -> dict:
-    """The generation's games, played by the Ray workers of ``pool`` (``tw_rl.training.ray_selfplay``)."""
-    if shard_games(run_dir / "selfplay", generation) >= cfg.selfplay.games_per_generation:
+def _share(cfg, done: int, stats) -> dict:
+    """``{"share": ...}``: the share of a whole generation's samples that a generation stopped
+    early got (``done`` games from before a resume count whole). The games played out after the
+    stop recorded only their first moves; a whole game records this many on average."""
+    if not stats.game_lengths:
         return {}
-    result = pool.play_generation(net, generation, cfg.selfplay.games_per_generation, cfg.seed)
+    per_game = max(cfg.search.full_search_fraction * float(np.mean(stats.game_lengths)), 1e-9)
+    return {"share": (done + stats.samples / per_game) / cfg.selfplay.games_per_generation}
+
+
+def _self_play_on_ray(cfg, pool, net, run_dir, generation, writer, deadline=None) -> dict:
+    """The generation's games, played by the Ray workers of ``pool`` (``tw_rl.training.ray_selfplay``)."""
+    done = shard_games(run_dir / "selfplay", generation)
+    if done >= cfg.selfplay.games_per_generation:
+        return {}
+    result = pool.play_generation(net, generation, cfg.selfplay.games_per_generation, cfg.seed, deadline)
     out = _selfplay_metrics(result.stats, result.seconds, result.evaluations)
     out["perf/workers"] = len(pool.actors)
     out["selfplay/lost_games"] = result.lost_games
     out["selfplay/worker_restarts"] = result.restarts
     for key, value in out.items():
         writer.add_scalar(key, value, generation)
+    if result.stats.stopped_early or (deadline is not None and time.time() >= deadline):
+        out.update(_share(cfg, done, result.stats))
     return out
 
 

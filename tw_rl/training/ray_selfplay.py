@@ -112,9 +112,12 @@ class SelfPlayWorker:
         """The worker's process id (tests kill it by this)."""
         return os.getpid()
 
-    def play(self, generation: int, games: int, seed: list[int]) -> tuple[SelfPlayStats, int]:
+    def play(
+        self, generation: int, games: int, seed: list[int], deadline: float | None = None
+    ) -> tuple[SelfPlayStats, int]:
         """Play ``games`` games of ``generation`` with its published network, writing shards as
-        they finish; returns the stats and the network evaluations made."""
+        they finish; returns the stats and the network evaluations made. Past ``deadline``
+        (``time.time()``) it stops early as ``tw_rl.training.selfplay.play_games`` does."""
         if self.generation != generation:
             payload = load_published(self.run_dir, generation)
             net = net_from_checkpoint(payload, self.device)
@@ -136,6 +139,7 @@ class SelfPlayWorker:
             np.random.default_rng(seed),
             store,
             chunk_games=max(1, parallel // 4),  # as in the one-process loop
+            stop=None if deadline is None else lambda: time.time() >= deadline,
         )
         return stats, self.policy_value.evaluations - before
 
@@ -184,10 +188,12 @@ class SelfPlayPool:
         return ray.get(self.actors[worker].pid.remote())
 
     def play_generation(
-        self, net: TumbleweedNet, generation: int, quota: int, seed: int = 0
+        self, net: TumbleweedNet, generation: int, quota: int, seed: int = 0, deadline: float | None = None
     ) -> GenerationResult:
         """Publish ``net`` and have the workers write ``quota`` games of ``generation`` in all
-        (games already on disk count); returns when they are written."""
+        (games already on disk count); returns when they are written. Past ``deadline``
+        (``time.time()``, the run's time limit) no task is handed out and the running ones stop
+        early (their games in flight played out quickly)."""
         start = time.perf_counter()
         folder = self.run_dir / "selfplay"
         publish_network(self.run_dir, net, generation)
@@ -199,13 +205,15 @@ class SelfPlayPool:
         while True:
             busy = {task.worker for task in running.values()}
             idle = [w for w in self.actors if w not in busy]
-            while idle:
+            while idle and (deadline is None or time.time() < deadline):
                 need = quota - self._counted(folder, generation, running)
                 if need <= 0:
                     break
                 games = min(math.ceil(need / len(idle)), limit)
                 worker = idle.pop(0)
-                ref = self.actors[worker].play.remote(generation, games, [seed, generation, resumed, issued])
+                ref = self.actors[worker].play.remote(
+                    generation, games, [seed, generation, resumed, issued], deadline
+                )
                 running[ref] = _Task(worker, games, shard_games(folder, generation, worker))
                 issued += 1
             if not running:
@@ -260,7 +268,9 @@ class SelfPlayPool:
 
 def _add(total: SelfPlayStats, part: SelfPlayStats) -> None:
     for f in dataclasses.fields(SelfPlayStats):
-        if f.name != "seconds":
+        if f.name == "stopped_early":
+            total.stopped_early = total.stopped_early or part.stopped_early
+        elif f.name != "seconds":
             setattr(total, f.name, getattr(total, f.name) + getattr(part, f.name))
 
 
