@@ -58,7 +58,15 @@ def damaged_checkpoint(tmp_path) -> Path:
 
 
 @pytest.fixture
-def server(results_db, damaged_checkpoint):
+def second_db(results_db, tmp_path) -> Path:
+    """A copy of the results database under another name."""
+    path = tmp_path / "second.sqlite"
+    path.write_bytes(results_db.read_bytes())
+    return path
+
+
+@pytest.fixture
+def server(results_db, second_db, damaged_checkpoint):
     """``tw-rl serve --port 0 --db DB --checkpoint default --checkpoint DAMAGED`` in a child
     process; yields its address."""
     process = subprocess.Popen(
@@ -71,6 +79,8 @@ def server(results_db, damaged_checkpoint):
             "0",
             "--db",
             str(results_db),
+            "--db",
+            str(second_db),
             "--checkpoint",
             "default",
             "--checkpoint",
@@ -181,9 +191,13 @@ def test_step_through_stored_games_with_the_heat_map(server, page):
     page.wait_for_selector("g.cell")
     page.click("#tab-study")
     page.wait_for_selector("#stored button[data-game='1']")
-    assert "2 games in" in page.inner_text("#stored-note")
+    assert "2 games in results" in page.inner_text("#stored-note")
+    assert page.locator("#stored-db option").all_inner_texts() == ["results", "second"]
+    page.select_option("#stored-db", "second")
+    page.wait_for_selector("#stored-note:has-text('2 games in second')")
     page.click("#stored button[data-game='1']")
     page.wait_for_function("() => document.getElementById('ply-label').textContent.startsWith('ply 0 of')")
+    assert page.inner_text("#study-title").endswith("(second)")
     page.wait_for_selector("#analysis:has-text('Value for')")
     page.click("#next")
     page.click("#next")

@@ -301,3 +301,28 @@ def test_the_page_states_the_limits(client):
     limits = client.get("/api/options").json()["limits"]
     assert limits["bot_seconds"] == [0.1, 300.0] and limits["move_seconds"] == 10.0
     assert limits["body_bytes"] == 200_000 and limits["searches"] == 2 and limits["queue"] == 32
+
+
+def test_databases_are_offered_by_name_or_number_only(results_db, tmp_path):
+    other = tmp_path / "other" / "results.sqlite"
+    other.parent.mkdir()
+    other.write_bytes(results_db.read_bytes())
+    with local_client(ServerSettings(dbs=[str(results_db), str(other)])) as c:
+        options = c.get("/api/options").json()
+        assert options["dbs"] == ["results", "results-2"] and options["db"] == "results"
+        assert str(tmp_path) not in c.get("/api/options").text
+        assert c.get("/api/stored").json()["db"] == "results"
+        listing = c.get("/api/stored", params={"db": "1"}).json()
+        assert listing["db"] == "results-2" and [g["id"] for g in listing["games"]] == [1, 2]
+        for name in (str(results_db), "/etc/passwd", "2"):
+            refused = c.get("/api/stored", params={"db": name})
+            assert refused.status_code == 400
+            assert one_line_error(refused).startswith("database '")  # even the server's own path
+            assert one_line_error(refused).endswith(
+                "is not offered: this server offers the databases results (0), results-2 (1): "
+                "give a name or its number"
+            )
+            study = c.post("/api/study", json={"db_game": 1, "db": name})
+            assert study.status_code == 400 and "is not offered" in one_line_error(study)
+        opened = c.post("/api/study", json={"db_game": 1, "db": "results-2"}).json()
+        assert opened["title"].endswith("(results-2)")

@@ -47,7 +47,13 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         action="store_true",
         help="require a random token on loopback too (beyond loopback it is always required)",
     )
-    parser.add_argument("--db", metavar="FILE", help="an arena results database whose games the page lists")
+    parser.add_argument(
+        "--db",
+        metavar="FILE",
+        action="append",
+        default=[],
+        help="an arena results database whose games the page lists, by its file name (repeatable)",
+    )
     parser.add_argument(
         "--checkpoint",
         metavar="PATH",
@@ -126,8 +132,9 @@ def run(args: argparse.Namespace) -> int:
     for path in args.checkpoint:
         if path != "default" and not Path(path).is_file():
             raise CliError(f"--checkpoint {path}: no such file")
-    if args.db is not None and not Path(args.db).is_file():
-        raise CliError(f"--db {args.db}: no such file")
+    for path in args.db:
+        if not Path(path).is_file():
+            raise CliError(f"--db {path}: no such file")
     for option, value, low in [
         ("--max-searches", args.max_searches, 1),
         ("--max-queue", args.max_queue, 0),
@@ -141,7 +148,7 @@ def run(args: argparse.Namespace) -> int:
     exposed = not is_loopback(args.host)
     token = secrets.token_urlsafe(24) if exposed or args.token else None
     settings = ServerSettings(
-        db=args.db,
+        dbs=args.db,
         checkpoints=[c for c in args.checkpoint if c != "default"],
         analysis_checkpoint=args.checkpoint[0] if args.checkpoint else "default",
         limits=Limits(

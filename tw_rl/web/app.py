@@ -12,15 +12,16 @@
     POST /api/games/{id}/hint            the bot's search from here: best move, principal variation
     GET  /api/games/{id}/eval/{k}        ?by=bot|CHECKPOINT: the value of position k (the bar)
     GET  /api/games/{id}/record          the game record (text file, ``tw-rl analyze`` notation)
-    GET  /api/stored                     the games of the results database (``--db``)
-    POST /api/study                      {db_game: id} or {record, size, variant} -> an opened game
+    GET  /api/stored                     ?db=NAME: the games of a results database (``--db``; the first)
+    POST /api/study                      {db_game: id, db?: NAME} or {record, size, variant}: open one
     GET  /api/study/{id}/ply/{k}         one position of an opened game
     GET  /api/study/{id}/analysis/{k}    ?checkpoint=NAME: the network's policy and value there
 
-Checkpoints are named as ``/api/options`` lists them (``default`` and the server's
-``--checkpoint`` files, by name or number), never by a path. ``guard.Guard`` checks the Host,
-the token and the writes before a request reaches a route. Searches and analyses wait for one of
-a few slots (``limits.WorkQueue``; a full queue is a 429); bodies are read up to a limit (413).
+Checkpoints and databases are named as ``/api/options`` lists them (``default`` and the
+server's ``--checkpoint`` files; its ``--db`` files; by name or number), never by a path.
+``guard.Guard`` checks the Host, the token and the writes before a request reaches a route.
+Searches and analyses wait for one of a few slots (``limits.WorkQueue``; a full queue is a
+429); bodies are read up to a limit (413).
 Every refusal is a JSON ``{"error": "..."}`` with a 4xx status (an illegal move is 409 with the
 rules' reason); an unexpected failure is a 500 with one line, and the server goes on.
 """
@@ -64,7 +65,8 @@ class SettingsError(ValueError):
 
 @dataclass
 class ServerSettings:
-    db: str | None = None  # an arena results database to browse
+    db: str | None = None  # an arena results database to browse (the first)
+    dbs: list[str] = field(default_factory=list)  # more of them
     checkpoints: list[str] = field(default_factory=list)  # files offered (besides default)
     analysis_checkpoint: str | None = "default"  # the one chosen at first (a name, number or file)
     bot: str = DEFAULT_BOT
@@ -137,7 +139,8 @@ def create_app(settings: ServerSettings | None = None) -> Guard:
         chosen = catalogue.name_of(settings.analysis_checkpoint) if settings.analysis_checkpoint else None
     except NotOffered as err:
         raise SettingsError(str(err)) from None
-    library = GameLibrary(settings.db) if settings.db else None  # StudyError for a bad one
+    databases = Catalogue([*([settings.db] if settings.db else []), *settings.dbs], "database")
+    libraries = {e.name: GameLibrary(e.path) for e in databases.entries}  # StudyError for a bad one
     games = GameStore(catalogue, limits)
     studies = study_shelf()
     analyst = Analyst(catalogue, chosen)
@@ -168,7 +171,8 @@ def create_app(settings: ServerSettings | None = None) -> Guard:
                 "analysis_checkpoint": chosen,
                 "evaluators": ["bot", *catalogue.names()],
                 "limits": limits.as_json(),
-                "db": Path(settings.db).name if settings.db else None,
+                "db": databases.names()[0] if databases.entries else None,
+                "dbs": databases.names(),
             }
         )
 
@@ -274,17 +278,28 @@ def create_app(settings: ServerSettings | None = None) -> Guard:
             text, headers={"Content-Disposition": f'attachment; filename="tumbleweed-{game.id}.txt"'}
         )
 
+    def library_of(name) -> tuple[str, GameLibrary]:
+        if not databases.entries:
+            raise StudyError("no results database is open: start the server with --db FILE")
+        try:
+            chosen_db = databases.resolve(0 if name is None else name).name
+        except NotOffered as err:
+            raise StudyError(str(err)) from None
+        return chosen_db, libraries[chosen_db]
+
     async def stored(request: Request) -> Response:
-        if library is None:
+        if not databases.entries:
             return JSONResponse({"db": None, "games": []})
-        return JSONResponse({"db": Path(settings.db).name, "games": await run_in_threadpool(library.listing)})
+        name, library = library_of(request.query_params.get("db"))
+        return JSONResponse({"db": name, "games": await run_in_threadpool(library.listing)})
 
     async def open_study(request: Request) -> Response:
         data = await _body(request, limits.body_bytes)
         if data.get("db_game") is not None:
-            if library is None:
-                raise StudyError("no results database is open: start the server with --db FILE")
+            name, library = library_of(data.get("db"))
             game = await run_in_threadpool(library.game, _int(data["db_game"], "db_game"))
+            if len(databases.entries) > 1:
+                game.title += f" ({name})"
         elif isinstance(data.get("record"), str):
             title = data.get("title") or "record"
             game = await run_in_threadpool(

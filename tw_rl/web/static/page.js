@@ -421,7 +421,8 @@ async function loadStored() {
   const box = $("stored").querySelector("tbody");
   box.replaceChildren();
   try {
-    const data = await api("GET", "/api/stored");
+    const db = $("stored-db").value;
+    const data = await api("GET", "/api/stored" + (db ? "?db=" + encodeURIComponent(db) : ""));
     if (!data.db) {
       $("stored-note").textContent = "No results database (start the server with --db FILE to browse arena games).";
       return;
@@ -440,7 +441,7 @@ async function loadStored() {
       button.textContent = "Open";
       button.type = "button";
       button.dataset.game = g.id;
-      button.addEventListener("click", () => openStudy({ db_game: g.id }));
+      button.addEventListener("click", () => openStudy({ db_game: g.id, db: data.db }));
       td.appendChild(button);
       tr.appendChild(td);
       box.appendChild(tr);
@@ -584,6 +585,9 @@ async function start() {
   fillSelect($("checkpoint"), ["", ...o.checkpoints], o.analysis_checkpoint || "");
   $("checkpoint").options[0].textContent = "(none)";
   fillSelect($("eval-by"), o.evaluators, "bot");
+  fillSelect($("stored-db"), o.dbs, o.db);
+  $("stored-db-label").hidden = o.dbs.length < 2;
+  $("stored-db").addEventListener("change", loadStored);
   const L = o.limits;
   $("limits").textContent = "This server: bot@S takes " + L.bot_seconds[0] + " to " + L.bot_seconds[1] +
     " s for the whole game, at most " + L.move_seconds + " s on one move; ckpt:NAME@N at most " + L.simulations +
