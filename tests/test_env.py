@@ -297,3 +297,58 @@ def test_random_vector_play_never_plays_a_masked_illegal_move(variant, mode):
         assert envs.observation_space.contains(obs)
         ends += int(terminated.sum())
     assert ends > 0
+
+
+# ------------------------------------------------------------------ action masks, one protocol
+
+
+def test_action_masks_are_the_legal_moves_in_both_envs():
+    env = TumbleweedEnv(mode="opponent")
+    obs, _ = env.reset(seed=3)
+    for _ in range(20):
+        mask = env.action_masks()
+        assert mask.dtype == bool and np.array_equal(mask, obs["action_mask"].astype(bool))
+        assert np.array_equal(mask, env.rules.legal_mask(env.state)[0])
+        obs, _, terminated, _, _ = env.step(int(np.flatnonzero(mask)[0]))
+        if terminated:
+            assert env.action_masks().sum() >= 1  # never an empty distribution
+            obs, _ = env.reset()
+    vec = TumbleweedVectorEnv(num_envs=4)
+    vec.reset(seed=1)
+    assert np.array_equal(vec.action_masks(), vec.rules.legal_mask(vec.state))
+
+
+def test_an_opponent_may_be_a_player_of_the_one_protocol():
+    from tw_rl.core.baselines import BASELINES
+
+    calls = []
+
+    def greedy(rules, state, rng):
+        calls.append(state.batch_size)
+        return BASELINES["greedy"](rules, state, rng)
+
+    env = TumbleweedVectorEnv(num_envs=3, mode="opponent", player=greedy)
+    env.reset(seed=2)
+    for _ in range(4):
+        env.step(env.action_masks().argmax(axis=1))
+    assert calls and all(n <= 3 for n in calls)
+
+
+def test_maskable_ppo_trains_on_the_registered_env_without_a_wrapper():
+    sb3_contrib = pytest.importorskip(
+        "sb3_contrib", reason="sb3-contrib is not installed (pip install -e '.[dev]')"
+    )
+    import torch
+
+    torch.set_num_threads(1)
+    env = gym.make(ENV_ID, mode="opponent")
+    model = sb3_contrib.MaskablePPO("MultiInputPolicy", env, n_steps=64, batch_size=32, n_epochs=1, seed=0)
+    model.learn(total_timesteps=256)
+    assert model.num_timesteps >= 256
+    obs, _ = env.reset(seed=5)
+    for _ in range(10):  # its masked actions are always legal
+        action, _ = model.predict(obs, action_masks=env.unwrapped.action_masks(), deterministic=True)
+        assert env.unwrapped.action_masks()[int(action)]
+        obs, _, terminated, _, _ = env.step(int(action))
+        if terminated:
+            obs, _ = env.reset()

@@ -24,7 +24,14 @@ Modes:
 - ``"selfplay"``: the agent plays both seats; every step is one move of the side to act.
 - ``"opponent"``: the agent plays one seat, the env plays the other with ``opponent``; after
   the agent's move the opponent moves until the agent is to act again or the game is over
-  (also right after a reset, when the opponent acts first).
+  (also right after a reset, when the opponent acts first). The opponent is either an
+  observation-shaped ``opponent(observation, mask, rng)`` or, with ``player=``, any in-process
+  player of the one protocol (``tw_rl.core.player``: ``player(rules, state, rng) -> actions``,
+  e.g. ``tw_rl.core.baselines.BASELINES["greedy"]``); the first is adapted to the second.
+
+Action masks: ``action_masks()`` returns the legal-action mask of the position to act in (bool
+[N+1]; the vector env's [num_envs, N+1]), the convention of sb3-contrib's ``MaskablePPO``, which
+therefore trains on ``tw_rl/Tumbleweed-v0`` without a wrapper.
 
 Rewards: +1 / -1 / 0 for win / loss / draw at the end (``Rules.rewards``; an illegal action
 ends the game as a forfeit, -1 for the offender). With ``shaped=True`` each step also earns the
@@ -48,6 +55,7 @@ from gymnasium.vector.utils import batch_space
 
 from tw_rl.core.encode import encode, num_planes
 from tw_rl.core.notation import text_board
+from tw_rl.core.player import Player
 from tw_rl.core.rules import Rules
 from tw_rl.core.state import RED, WHITE, State
 from tw_rl.core.territory import territory_margin
@@ -111,12 +119,20 @@ def _observation_space(rules: Rules, territory_planes: bool) -> spaces.Dict:
 class _Games:
     """A batch of games with their agent seats, potentials and opponent; shared by both envs."""
 
-    def __init__(self, rules: Rules, mode: str, opponent: Opponent, shaped: bool, territory_planes: bool):
+    def __init__(
+        self,
+        rules: Rules,
+        mode: str,
+        opponent: Opponent,
+        shaped: bool,
+        territory_planes: bool,
+        player: Player | None = None,
+    ):
         if mode not in MODES:
             raise ValueError(f"mode must be one of {MODES}, got {mode!r}")
         self.rules = rules
         self.mode = mode
-        self.opponent = opponent
+        self.player = player if player is not None else self._adapted(opponent)
         self.shaped = shaped
         self.territory_planes = territory_planes
         self.state: State | None = None
@@ -125,6 +141,21 @@ class _Games:
         self.reported = np.zeros(0, dtype=bool)  # the end of the game was returned
 
     # -- helpers
+
+    def _adapted(self, opponent: Opponent) -> Player:
+        """An observation-shaped opponent as a player of the one protocol."""
+
+        def play(rules: Rules, state: State, rng: np.random.Generator) -> np.ndarray:
+            obs = self.observe(state)
+            return opponent(obs, obs["action_mask"].astype(bool), rng)
+
+        return play
+
+    def action_masks(self) -> np.ndarray:
+        """[B, N+1] bool: the legal actions of each game (a finished game: the pass alone)."""
+        legal = self.rules.legal_mask(self.state)
+        legal[~legal.any(axis=1), self.rules.num_actions - 1] = True
+        return legal
 
     def potential(self, state: State) -> np.ndarray:
         """[B, 2] float32: the normalized territory margin from each seat's point of view."""
@@ -216,8 +247,7 @@ class _Games:
                 return
             rows = np.flatnonzero(need)
             sub = self.state[rows]
-            obs = self.observe(sub)
-            actions = np.asarray(self.opponent(obs, obs["action_mask"].astype(bool), rng), dtype=np.int64)
+            actions = np.asarray(self.player(self.rules, sub, rng), dtype=np.int64)
             if actions.shape != (len(rows),):
                 raise ValueError(
                     f"the opponent returned actions of shape {actions.shape}, want {(len(rows),)}"
@@ -268,6 +298,7 @@ class TumbleweedEnv(gymnasium.Env):
             ``observation_dict`` is this env's observation from the opponent's side,
             ``action_mask`` a bool [N+1] array and ``np_random`` the env's generator. Default:
             a uniformly random legal action. An illegal answer forfeits the opponent's game.
+        player: instead of ``opponent``, a player of the one protocol (``tw_rl.core.player``).
         shaped: add the potential-based territory-margin reward (module docstring).
         territory_planes: include the two simulated-territory planes in the observation.
         render_mode: None or "ansi" (``render()`` returns the text board).
@@ -308,6 +339,7 @@ class TumbleweedEnv(gymnasium.Env):
         shaped: bool = False,
         territory_planes: bool = True,
         render_mode: str | None = None,
+        player: Player | None = None,
     ):
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be None or 'ansi', got {render_mode!r}")
@@ -315,7 +347,8 @@ class TumbleweedEnv(gymnasium.Env):
         self.mode = mode
         self.render_mode = render_mode
         self.opponent = opponent if opponent is not None else random_legal_action
-        self._games = _Games(self.rules, mode, _batch_of_single(self.opponent), shaped, territory_planes)
+        single = _batch_of_single(self.opponent)
+        self._games = _Games(self.rules, mode, single, shaped, territory_planes, player)
         self.observation_space = _observation_space(self.rules, territory_planes)
         self.action_space = spaces.Discrete(self.rules.num_actions)
 
@@ -340,6 +373,10 @@ class TumbleweedEnv(gymnasium.Env):
         super().reset(seed=seed)
         self._games.reset(1, self.np_random, dict(options or {}), rows=None)
         return self._result()
+
+    def action_masks(self) -> np.ndarray:
+        """[N+1] bool: the legal actions of the position to act in (sb3-contrib's convention)."""
+        return self._games.action_masks()[0]
 
     def step(self, action):
         rewards, mover, ended = self._games.step(np.array([int(action)]), self.np_random)
@@ -371,7 +408,7 @@ class TumbleweedVectorEnv(VectorEnv):
     opponent is to act (``"observation"`` [K, C, W, W], ``"action_mask"`` [K, N+1] int8),
     ``action_mask`` the same mask as bool and ``rng`` the env's generator. It is called
     repeatedly until in every game the agent is to act or the game is over. Default: uniformly
-    random legal actions.
+    random legal actions. ``player``: instead, a player of the one protocol (``tw_rl.core.player``).
 
     Autoreset: ``AutoresetMode.NEXT_STEP``, as Gymnasium 1.x defines it. The step in which a
     game ends returns its final observation, its final reward and ``terminated=True``; in the
@@ -403,6 +440,7 @@ class TumbleweedVectorEnv(VectorEnv):
         shaped: bool = False,
         territory_planes: bool = True,
         render_mode: str | None = None,
+        player: Player | None = None,
     ):
         if num_envs < 1:
             raise ValueError(f"num_envs must be >= 1, got {num_envs}")
@@ -413,7 +451,7 @@ class TumbleweedVectorEnv(VectorEnv):
         self.mode = mode
         self.render_mode = render_mode
         self.opponent = opponent if opponent is not None else random_legal_actions
-        self._games = _Games(self.rules, mode, self.opponent, shaped, territory_planes)
+        self._games = _Games(self.rules, mode, self.opponent, shaped, territory_planes, player)
         self.single_observation_space = _observation_space(self.rules, territory_planes)
         self.single_action_space = spaces.Discrete(self.rules.num_actions)
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
@@ -445,6 +483,10 @@ class TumbleweedVectorEnv(VectorEnv):
             self._autoreset[rows] = False
         obs = self._games.observe(self._games.state)
         return obs, self._games.infos(obs)
+
+    def action_masks(self) -> np.ndarray:
+        """[num_envs, N+1] bool: the legal actions of each game's position to act in."""
+        return self._games.action_masks()
 
     def step(self, actions):
         if self._games.state is None:
