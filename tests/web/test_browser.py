@@ -9,6 +9,7 @@ Screenshots go to ``TW_RL_ARTIFACTS`` (default ``test-artifacts/``) and are kept
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -65,34 +66,18 @@ def second_db(results_db, tmp_path) -> Path:
     return path
 
 
-@pytest.fixture
-def server(results_db, second_db, damaged_checkpoint):
-    """``tw-rl serve --port 0 --db DB --checkpoint default --checkpoint DAMAGED`` in a child
-    process; yields its address."""
+@contextlib.contextmanager
+def serving(*args: str):
+    """``tw-rl serve --port 0 ARGS`` in a child process; yields the address it printed."""
     process = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "tw_rl.cli",
-            "serve",
-            "--port",
-            "0",
-            "--db",
-            str(results_db),
-            "--db",
-            str(second_db),
-            "--checkpoint",
-            "default",
-            "--checkpoint",
-            str(damaged_checkpoint),
-        ],
+        [sys.executable, "-m", "tw_rl.cli", "serve", "--port", "0", *args],
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,
     )
     try:
         line = process.stdout.readline()
-        match = re.search(r"http://[^ ]+/", line)
+        match = re.search(r"http://[^ ]+", line)
         assert match, f"tw-rl serve printed {line!r}"
         yield match.group(0)
     finally:
@@ -102,6 +87,14 @@ def server(results_db, second_db, damaged_checkpoint):
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait()
+
+
+@pytest.fixture
+def server(results_db, second_db, damaged_checkpoint):
+    """``tw-rl serve --port 0 --db DB --db SECOND --checkpoint default --checkpoint DAMAGED``."""
+    args = ["--db", str(results_db), "--db", str(second_db)]
+    with serving(*args, "--checkpoint", "default", "--checkpoint", str(damaged_checkpoint)) as address:
+        yield address
 
 
 @pytest.fixture
@@ -358,3 +351,19 @@ def test_the_aids_while_playing(server, page):
     assert _moves(page) == 2 and page.is_hidden("#review")
     assert [m["name"] for m in _game(page)["moves"]] == moves[:2]
     assert page.locator("g.cell.legal").count() > 0
+
+
+def test_a_server_with_a_token_works_from_its_printed_address_only(page):
+    """The address with ?token= opens the page, which then plays on its cookie (and drops the
+    token from the address bar); the bare address is refused."""
+    with serving("--token") as address:
+        assert "?token=" in address
+        bare = address.split("?")[0]
+        answer = page.goto(bare)
+        assert answer.status == 403 and "needs its token" in page.inner_text("body")
+        page.goto(address)
+        page.wait_for_selector("g.cell.legal")
+        assert "token" not in page.url
+        page.locator("g.cell.legal").first.click()
+        _wait_idle(page)
+        assert _moves(page) == 2 and not page.locator("#message.error").count()
