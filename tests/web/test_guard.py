@@ -326,3 +326,18 @@ def test_databases_are_offered_by_name_or_number_only(results_db, tmp_path):
             assert study.status_code == 400 and "is not offered" in one_line_error(study)
         opened = c.post("/api/study", json={"db_game": 1, "db": "results-2"}).json()
         assert opened["title"].endswith("(results-2)")
+
+
+@pytest.mark.parametrize(
+    "body, words",
+    [
+        (b"[" * 90_000 + b"]" * 90_000, "the request body is not JSON"),  # deeper than the parser goes
+        (b'{"size": 1e400}', "size must be a whole number"),
+        (b'{"size": NaN}', "size must be a whole number"),
+        (b'{"size": "' + b"9" * 5000 + b'"}', "size must be a whole number"),
+        (b'{"seed": 1e30}', "seed must be 0 to"),
+    ],
+)
+def test_pathological_bodies_get_one_line(client, body, words):
+    response = client.post("/api/games", content=body, headers={"Content-Type": "application/json"})
+    assert response.status_code == 400 and words in one_line_error(response)
