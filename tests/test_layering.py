@@ -24,7 +24,7 @@ LAYERS = (
     ("env", "pettingzoo_env", "referee", "training", "native"),
     ("export",),
     ("rating",),
-    ("web",),
+    ("web", "reliability"),
     ("cli",),
 )
 LEVEL = {unit: level for level, units in enumerate(LAYERS) for unit in units}

@@ -1,32 +1,35 @@
-"""scripts/mutate.py: its mutant lists are well formed; ``-m slow`` runs the rules and bot sets for
-real (about four minutes each on one free core) and wants every mutant killed unless marked
-equivalent."""
+"""The mutation runner (tw_rl.reliability.mutation, scripts/mutate.py): its mutant sets are well
+formed; ``-m slow`` runs the rules and bot sets for real (about four minutes each on one free
+core) and wants every mutant killed unless marked equivalent."""
 
 from __future__ import annotations
 
-import importlib.util
+import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
+from tw_rl.reliability import mutation
+
 ROOT = Path(__file__).resolve().parents[1]
+MUTANT_SETS = mutation.mutant_sets()
 
 
-def load_mutate():
-    spec = importlib.util.spec_from_file_location("mutate_script", ROOT / "scripts" / "mutate.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up there
-    spec.loader.exec_module(module)
-    return module
+def test_the_sets_are_package_data_and_the_script_lists_them():
+    assert sorted(MUTANT_SETS) == ["bot", "rules"] and mutation.ROOT == ROOT
+    listed = subprocess.run(
+        [sys.executable, str(ROOT / "scripts" / "mutate.py"), "--set", "bot", "--list"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert listed.returncode == 0 and len(listed.stdout.splitlines()) == len(MUTANT_SETS["bot"])
 
 
-mutate = load_mutate()
-
-
-@pytest.mark.parametrize("name", sorted(mutate.MUTANT_SETS))
+@pytest.mark.parametrize("name", sorted(MUTANT_SETS))
 def test_mutant_sets_are_well_formed(name):
-    mutants = mutate.MUTANT_SETS[name]
+    mutants = MUTANT_SETS[name]
     names = [m.name for m in mutants]
     assert len(names) == len(set(names)), "mutant names are unique"
     for m in mutants:
@@ -41,7 +44,7 @@ def test_mutant_sets_are_well_formed(name):
 
 
 def test_rules_set_covers_the_planted_bugs():
-    mutants = {m.name: m for m in mutate.MUTANT_SETS["rules"]}
+    mutants = {m.name: m for m in MUTANT_SETS["rules"]}
     assert len(mutants) >= 25
     for planted in (
         "forfeit-territory-swapped-numpy",
@@ -58,7 +61,7 @@ def test_rules_set_covers_the_planted_bugs():
 def test_bot_set_covers_the_planted_bugs():
     """Issue 17's planted bugs: the clock's share, the start-up charge, the protocol's fallback,
     the submission's weights and the CodeCup two-pass end of the numpy engine."""
-    mutants = {m.name: m for m in mutate.MUTANT_SETS["bot"]}
+    mutants = {m.name: m for m in MUTANT_SETS["bot"]}
     for planted in (
         "default-share-95-percent",
         "bot-plans-95-percent",
@@ -72,15 +75,15 @@ def test_bot_set_covers_the_planted_bugs():
     assert not any(m.equivalent for m in mutants.values())
 
 
-@pytest.mark.parametrize("name", sorted(mutate.MUTANT_SETS))
+@pytest.mark.parametrize("name", sorted(MUTANT_SETS))
 def test_set_snippets_are_in_the_code(name):
     """Every planted bug of every set still applies to the code as it is: a change of the bot or
     of an engine that rewrites one of these lines must update its mutant (else the guard is
     silently lost, as the scalar rules mutants were when the bot's engine became bitboards)."""
     stale = []
-    for m in mutate.MUTANT_SETS[name]:
+    for m in MUTANT_SETS[name]:
         for files, old, _ in m.edits:
-            rel, why = mutate.locate(ROOT, files, old)
+            rel, why = mutation.locate(ROOT, files, old)
             if rel is None:
                 stale.append(f"{m.name}: {why}")
     assert not stale, "\n".join(stale)
@@ -89,9 +92,9 @@ def test_set_snippets_are_in_the_code(name):
 @pytest.mark.slow
 @pytest.mark.parametrize("name", ["rules", "bot"])
 def test_mutants_are_killed(name):
-    rows = mutate.run_job(mutate.MUTANT_SETS[name], source="worktree", log=lambda text: None)
+    rows = mutation.run_job(MUTANT_SETS[name], source="worktree", log=lambda text: None)
     assert rows is not None, "the unmutated tests pass"
-    report = mutate.format_report(rows)
+    report = mutation.format_report(rows)
     bad = [m.name for m, outcome, *_ in rows if outcome in ("stale", "error")]
     bad += [m.name for m, outcome, *_ in rows if outcome == "survived" and not m.equivalent]
     bad += [m.name for m, outcome, *_ in rows if outcome in ("killed", "timeout") and m.equivalent]
