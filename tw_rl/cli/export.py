@@ -35,7 +35,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         "package; --no-weights for the bot without a network), refuse it over the CodeCup "
         "size limit, and print its path, size, modules, weights and sha256. --check also plays a "
         "whole game as red and one as white against a scripted opponent in a fresh, isolated "
-        "interpreter (exit code 1 if that fails).",
+        "interpreter (exit code 1 if that fails). --target cpp writes the native twin instead: one "
+        "C++17 file, standard library only (--check compiles it with g++ first; no compiler: one "
+        "line, exit code 2).",
     )
     parser.add_argument(
         "--target",
