@@ -1325,6 +1325,14 @@ class TerritoryEvaluator : public Evaluator {
 // leaf gets its sight and territory (`play`).  A node's children are a prefix of its moves
 // (highest prior first), linked first to last; a child's visits are its edge's count and
 // its wsum the negated sum of the edge's values (the Python search keeps both, equal).
+//
+// Ties are broken as the Python search breaks them, so the two pick the same moves: a node's
+// moves are stable-sorted by prior, highest first (ties keep the evaluator's order: cell order
+// for the network and at the root, prior-group order below the root for the territory
+// evaluator); selection keeps the first maximum in that order, and the unvisited move wins
+// only when strictly above it; the answer is the most visited move, then the higher mean value,
+// then the higher prior, then the first in that order.  The floating-point expressions are the
+// Python ones in the same order (no contraction into FMA: -std=c++17 keeps it off in g++).
 struct Node {
     double wsum;
     double value;
