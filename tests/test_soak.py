@@ -1,10 +1,9 @@
-"""scripts/soak.py (issue 15): a short soak, killed outright and started again, ends with every game
-filed once and stored once; other settings on the same folder are refused; nothing is left
-running."""
+"""The soak (tw_rl.reliability.soak, run as scripts/soak.py; issue 15): a short soak, killed
+outright and started again, ends with every game filed once and stored once; other settings on
+the same folder are refused; nothing is left running."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 import signal
@@ -16,16 +15,10 @@ from pathlib import Path
 
 import pytest
 
+from tw_rl.reliability import soak
+
 ROOT = Path(__file__).resolve().parents[1]
 SCRIPT = ROOT / "scripts" / "soak.py"
-
-
-def soak_module():
-    spec = importlib.util.spec_from_file_location("soak_script", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up there
-    spec.loader.exec_module(module)
-    return module
 
 
 def living(tag: str) -> list[int]:
@@ -44,7 +37,6 @@ def living(tag: str) -> list[int]:
 
 
 def test_game_numbers_take_the_opponents_in_turn_and_extend():
-    soak = soak_module()
     assert soak.game_numbers(10, 3) == [[1, 2, 3, 4], [1, 2, 3, 4], [1, 2]]
     assert soak.game_numbers(5, 2) == [[1, 2, 3], [1, 2]]
     for total in range(12):  # a shorter soak's games are the start of a longer one's
