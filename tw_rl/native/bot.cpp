@@ -13,6 +13,14 @@
 // bots compute the same doubles and the search takes the same decisions (see the tests in
 // tests/native/).  Build: g++ -std=c++17 -O2 -Wall -Wextra bot.cpp -o bot
 
+// The doubles must be the Python bot's: no a * b + c fused into one rounding (an FMA), which
+// g++ would otherwise do in C++ with -march=native on a machine that has FMA.
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC optimize("fp-contract=off")
+#elif defined(__clang__)
+#pragma STDC FP_CONTRACT OFF
+#endif
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -1332,7 +1340,7 @@ class TerritoryEvaluator : public Evaluator {
 // evaluator); selection keeps the first maximum in that order, and the unvisited move wins
 // only when strictly above it; the answer is the most visited move, then the higher mean value,
 // then the higher prior, then the first in that order.  The floating-point expressions are the
-// Python ones in the same order (no contraction into FMA: -std=c++17 keeps it off in g++).
+// Python ones in the same order (and never fused: see the pragma at the top).
 struct Node {
     double wsum;
     double value;
