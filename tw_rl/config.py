@@ -54,12 +54,17 @@ class SelfPlayConfig:
     games_per_generation: int = 128  # games finished per generation
     parallel_games: int = 128  # games searched together (the batch of the search; per worker with Ray)
     workers: int = 0  # Ray self-play actors (needs ray.address); 0 = one per CPU Ray offers
+    overlap_workers: int = 0  # > 0: that many self-play processes play while the learner trains, on
+    # this machine, without Ray (tw_rl.training.overlap); 0 = self-play and learning take turns
 
 
 @dataclass
 class LearnerConfig:
     batch_size: int = 256  # samples per gradient step
-    steps_per_generation: int = 100  # gradient steps after each generation of self-play
+    steps_per_generation: int = 100  # gradient steps after each generation of self-play (overlapped:
+    # between two publications of the network, each with a checkpoint)
+    sample_reuse: float = 8.0  # overlapped runs: gradient samples (steps x batch) per new self-play sample
+    # (the reference run's generations had about 7.8)
     learning_rate: float = 2e-3  # AdamW learning rate
     weight_decay: float = 1e-4  # AdamW weight decay
     replay_window: int = 100000  # newest samples the learner draws from

@@ -24,7 +24,7 @@ from tw_rl.config import (
 from tw_rl.core.encode import encode, symmetry_actions, symmetry_cells
 from tw_rl.core.mcts import BatchedMCTS, SearchConfig
 from tw_rl.core.rules import Rules
-from tw_rl.training import replay_buffer
+from tw_rl.training import loop, replay_buffer
 from tw_rl.training.checkpoint import latest_checkpoint, load_checkpoint
 from tw_rl.training.learner import Learner, training_batch
 from tw_rl.training.loop import train
@@ -242,6 +242,22 @@ def test_a_run_stopped_mid_generation_by_its_time_limit_keeps_its_games_and_resu
     assert load_checkpoint(tmp_path / "checkpoints" / "ckpt-g000002.pt")["step"] == 1 + 6 + 6
     lines = [json.loads(line) for line in (tmp_path / "metrics.jsonl").read_text().splitlines()]
     assert [m["generation"] for m in lines] == [0, 1, 2]
+
+
+def test_learning_past_the_time_limit_stops_after_its_grace(tmp_path, monkeypatch):
+    """The learner of a generation may run LEARN_GRACE_S past max_minutes, no longer: with no
+    grace it takes no step, and the generation still gets its checkpoint and resumes."""
+    monkeypatch.setattr(loop, "LEARN_GRACE_S", 0.0)
+    cfg = tiny_config(tmp_path, 2)
+    cfg.max_minutes = 1e-6
+    cfg.search.full_search_fraction = 1.0  # the first move batch records a sample in each game
+    cfg.learner.min_samples = 1
+    metrics = train(cfg)
+    assert metrics["train/steps"] == 0 and metrics["selfplay/partial"] is True
+    assert load_checkpoint(tmp_path / "checkpoints" / "ckpt-g000000.pt")["step"] == 0
+    assert "the learner stopped after 0 of " in (tmp_path / "train.log").read_text()
+    cfg.max_minutes = 0.0
+    assert train(cfg)["generation"] == 1
 
 
 def test_the_time_limit_is_checked_between_generations_too(tmp_path):

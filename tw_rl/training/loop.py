@@ -27,10 +27,11 @@ whose job log is ``<output dir>/train.log``, its handlers write them.
 once it has passed, no new game starts, the games in flight are played out at one simulation a
 move (seconds) and written, the learner takes steps in proportion to the samples the generation
 got (``selfplay/partial`` in its metrics), a checkpoint is written, a due arena is skipped, and
-the run stops; started again, it goes on with the next generation. So a run ends within about a
-generation's learning of ``max_minutes`` on any machine, with Ray workers too (no task is handed
-out past the limit and the running ones stop the same way). The first generation of every start
-runs even when the limit is tiny, so each start makes progress.
+the run stops; started again, it goes on with the next generation. Learning that would run more
+than ``LEARN_GRACE_S`` past the limit stops there too. So a run ends within about a minute of
+``max_minutes`` on any machine, with Ray workers too (no task is handed out past the limit and
+the running ones stop the same way). The first generation of every start runs even when the
+limit is tiny, so each start makes progress.
 
 Self-play runs in this process unless ``ray.address`` is set; then ``tw_rl.training.ray_selfplay`` (and
 Ray) is imported and Ray workers play the games into the same folder (one-process runs never
@@ -79,12 +80,15 @@ from tw_rl.training.checkpoint import (
 from tw_rl.training.learner import Learner
 from tw_rl.training.match import play_match, search_player
 from tw_rl.training.net import NetPolicyValue, build_net, inference_dtype, resolve_device
+from tw_rl.training.overlap import SelfPlayProcesses
+from tw_rl.training.published import publish_network
 from tw_rl.training.replay_buffer import ReplayWindow, ShardFormatError, shard_games, write_shard
 from tw_rl.training.selfplay import play_games
 
 log = logging.getLogger(__name__)
 LOG_FILE = "train.log"  # in the run folder
 METRICS_FILE = "metrics.jsonl"
+LEARN_GRACE_S = 30.0  # a generation's learning may run this long past max_minutes, then it stops
 LOG_FORMAT = "[%(asctime)s] %(message)s"
 SHOWN = {  # metrics -> their name in the line a generation logs
     "selfplay/games": "games",
@@ -168,6 +172,12 @@ def check_config(cfg: TrainConfig) -> None:
             raise ConfigError(f"{name} must be at least 1, got {value}")
     if not 0 <= cfg.search.full_search_fraction <= 1:
         raise ConfigError("search.full_search_fraction must lie in [0, 1]")
+    if cfg.selfplay.overlap_workers < 0:
+        raise ConfigError(f"selfplay.overlap_workers must be at least 0, got {cfg.selfplay.overlap_workers}")
+    if cfg.selfplay.overlap_workers and cfg.ray.address:
+        raise ConfigError("selfplay.overlap_workers and ray.address: choose one (overlapped here or Ray)")
+    if cfg.learner.sample_reuse <= 0:
+        raise ConfigError(f"learner.sample_reuse must be positive, got {cfg.learner.sample_reuse}")
     if cfg.selfplay.workers < 0:
         raise ConfigError(f"selfplay.workers must be at least 0, got {cfg.selfplay.workers}")
     if cfg.ray.address:
@@ -314,31 +324,12 @@ def _train(cfg: TrainConfig, run_dir: Path, init: tuple[Path, dict] | None = Non
         def out_of_time() -> bool:
             return deadline is not None and time.monotonic() >= deadline
 
-        for generation in range(first_generation, cfg.generations):
-            # The first generation of a process always runs (it stops early if it must), so
-            # every start of a run makes progress; later ones only inside the time limit.
-            if generation > first_generation and out_of_time():
-                break
-            rng = np.random.default_rng([cfg.seed, generation])
-            metrics = {"generation": generation}
-            generation_started = time.monotonic()
-            if pool is None:
-                metrics.update(
-                    _self_play(cfg, rules, policy_value, run_dir, generation, rng, writer, out_of_time)
-                )
-            else:
-                wall_deadline = None if deadline is None else time.time() + deadline - time.monotonic()
-                metrics.update(_self_play_on_ray(cfg, pool, net, run_dir, generation, writer, wall_deadline))
-            played = shard_games(run_dir / "selfplay", generation)
-            share = min(1.0, played / cfg.selfplay.games_per_generation, metrics.pop("share", 1.0))
-            if share < 1:
-                metrics["selfplay/partial"] = True  # stopped by max_minutes
-                log.info(
-                    f"generation {generation}: stopped early by max_minutes={cfg.max_minutes:g} with "
-                    f"{played} of {cfg.selfplay.games_per_generation} games, {share:.0%} of its samples; "
-                    f"the learner takes {_steps(cfg, share)} of {cfg.learner.steps_per_generation} steps"
-                )
-            metrics.update(_learn(cfg, learner, window, rng, writer, generation, _steps(cfg, share)))
+        def past_grace() -> bool:  # the learner may run past the limit by this much, no more
+            return deadline is not None and time.monotonic() >= deadline + LEARN_GRACE_S
+
+        def close(generation: int, metrics: dict, generation_started: float, rng) -> None:
+            """A generation's end: its checkpoint, the arena when due, its metrics line and log line."""
+            nonlocal run_minutes
             save_checkpoint(
                 run_dir / "checkpoints",
                 generation,
@@ -372,6 +363,112 @@ def _train(cfg: TrainConfig, run_dir: Path, init: tuple[Path, dict] | None = Non
                     f"stopping after {minutes:.1f} minutes (max_minutes={cfg.max_minutes:g}); "
                     "the same command resumes"
                 )
+
+        if cfg.selfplay.overlap_workers:
+            return _train_overlapped(
+                cfg, run_dir, learner, window, writer, first_generation, out_of_time, past_grace, close
+            )
+        for generation in range(first_generation, cfg.generations):
+            # The first generation of a process always runs (it stops early if it must), so
+            # every start of a run makes progress; later ones only inside the time limit.
+            if generation > first_generation and out_of_time():
+                break
+            rng = np.random.default_rng([cfg.seed, generation])
+            metrics = {"generation": generation}
+            generation_started = time.monotonic()
+            if pool is None:
+                metrics.update(
+                    _self_play(cfg, rules, policy_value, run_dir, generation, rng, writer, out_of_time)
+                )
+            else:
+                wall_deadline = None if deadline is None else time.time() + deadline - time.monotonic()
+                metrics.update(_self_play_on_ray(cfg, pool, net, run_dir, generation, writer, wall_deadline))
+            played = shard_games(run_dir / "selfplay", generation)
+            share = min(1.0, played / cfg.selfplay.games_per_generation, metrics.pop("share", 1.0))
+            if share < 1:
+                metrics["selfplay/partial"] = True  # stopped by max_minutes
+                log.info(
+                    f"generation {generation}: stopped early by max_minutes={cfg.max_minutes:g} with "
+                    f"{played} of {cfg.selfplay.games_per_generation} games, {share:.0%} of its samples; "
+                    f"the learner takes {_steps(cfg, share)} of {cfg.learner.steps_per_generation} steps"
+                )
+            metrics.update(
+                _learn(cfg, learner, window, rng, writer, generation, _steps(cfg, share), past_grace)
+            )
+            if metrics.get("train/steps", _steps(cfg, share)) < _steps(cfg, share):
+                metrics["selfplay/partial"] = True
+            close(generation, metrics, generation_started, rng)
+            if out_of_time():
+                break
+    return metrics
+
+
+def _train_overlapped(
+    cfg, run_dir, learner, window, writer, first_generation, out_of_time, past_grace, close
+) -> dict:
+    """Train while ``selfplay.overlap_workers`` processes play (``tw_rl.training.overlap``): a
+    gradient step whenever the samples drawn stay within ``learner.sample_reuse`` times the new
+    samples written; every ``learner.steps_per_generation`` steps a "generation" ends (the
+    network published, its checkpoint, arena and metrics line). Past ``max_minutes`` the workers
+    play out their games and stop, the learner takes the steps those samples are due (at most
+    the rest of the generation), and the generation ends there."""
+    per_step = cfg.learner.batch_size / cfg.learner.sample_reuse  # new samples that earn one step
+    publish_network(run_dir, learner.net, first_generation)
+    base = window.arrived  # samples already on disk at the start are not new
+    owed = 0  # steps taken in this process
+    metrics: dict = {}
+    with SelfPlayProcesses(cfg, run_dir) as workers:
+        for generation in range(first_generation, cfg.generations):
+            if generation > first_generation and out_of_time():
+                break
+            rng = np.random.default_rng([cfg.seed, generation])
+            generation_started = time.monotonic()
+            samples_before, games_before = window.arrived, window.arrived_games
+            totals: dict[str, float] = {}
+            steps, stopping, train_seconds = 0, False, 0.0
+            while steps < cfg.learner.steps_per_generation and not past_grace():
+                if not stopping and out_of_time():
+                    workers.stop()  # they play out their games in flight and write them
+                    stopping = True
+                    window.refresh()
+                due = int((window.arrived - base) / per_step) - owed
+                if due <= 0 or len(window.samples or ()) < cfg.learner.min_samples:
+                    if stopping:
+                        break
+                    workers.check()
+                    time.sleep(0.05)
+                    window.refresh()
+                    continue
+                start = time.perf_counter()
+                for key, value in learner.train_step(window.sample(cfg.learner.batch_size, rng), rng).items():
+                    totals[key] = totals.get(key, 0.0) + value
+                train_seconds += time.perf_counter() - start
+                steps += 1
+                owed += 1
+                if steps % 10 == 0:
+                    window.refresh()
+            seconds = max(time.monotonic() - generation_started, 1e-9)
+            metrics = {
+                "generation": generation,
+                "selfplay/games": window.arrived_games - games_before,
+                "selfplay/samples": window.arrived - samples_before,
+                "perf/samples_per_s": (window.arrived - samples_before) / seconds,
+                "perf/workers": cfg.selfplay.overlap_workers,
+                **{f"train/{k}": v / max(steps, 1) for k, v in totals.items()},
+                "train/replay_samples": len(window.samples or ()),
+                "train/step": learner.step,
+                "train/steps": steps,
+                "perf/train_steps_per_s": steps / seconds,
+                "perf/train_samples_per_s": steps * cfg.learner.batch_size / max(train_seconds, 1e-9),
+            }
+            if steps < cfg.learner.steps_per_generation:
+                metrics["selfplay/partial"] = True  # stopped by max_minutes
+            for key, value in metrics.items():
+                if key != "generation" and not isinstance(value, bool):
+                    writer.add_scalar(key, value, generation)
+            publish_network(run_dir, learner.net, generation + 1)
+            close(generation, metrics, generation_started, rng)
+            if stopping:
                 break
     return metrics
 
@@ -481,19 +578,30 @@ def _selfplay_metrics(stats, seconds: float, evaluations: int) -> dict:
     }
 
 
-def _learn(cfg, learner: Learner, window: ReplayWindow, rng, writer, generation, steps: int) -> dict:
+def _learn(
+    cfg, learner: Learner, window: ReplayWindow, rng, writer, generation, steps: int, stop=None
+) -> dict:
+    """``steps`` gradient steps on the replay window (fewer when ``stop()`` says so first)."""
     available = window.refresh()
     writer.add_scalar("train/replay_samples", available, generation)
     if available < cfg.learner.min_samples:
         return {"train/replay_samples": available}
     start = time.perf_counter()
     totals: dict[str, float] = {}
-    for _ in range(steps):
+    planned = steps
+    for taken in range(planned):
+        if stop is not None and stop():
+            steps = taken
+            log.info(
+                f"generation {generation}: the learner stopped after {taken} of {planned} steps, "
+                f"{LEARN_GRACE_S:g} s past max_minutes={cfg.max_minutes:g}"
+            )
+            break
         parts = learner.train_step(window.sample(cfg.learner.batch_size, rng), rng)
         for key, value in parts.items():
             totals[key] = totals.get(key, 0.0) + value
     seconds = max(time.perf_counter() - start, 1e-9)
-    out = {f"train/{k}": v / steps for k, v in totals.items()}
+    out = {f"train/{k}": v / max(steps, 1) for k, v in totals.items()}
     out["train/replay_samples"] = available
     out["train/step"] = learner.step
     out["train/steps"] = steps

@@ -45,52 +45,13 @@ from ray.exceptions import RayActorError
 from tw_rl.cluster import ray_session
 from tw_rl.config import TrainConfig
 from tw_rl.core.rules import Rules
-from tw_rl.files import atomic_writer
 from tw_rl.training.checkpoint import net_from_checkpoint
 from tw_rl.training.net import NetPolicyValue, TumbleweedNet, resolve_device
+from tw_rl.training.published import load_published, publish_network
 from tw_rl.training.replay_buffer import shard_games, write_shard
 from tw_rl.training.selfplay import SelfPlayStats, play_games
 
-PUBLISHED = "network.pt"  # in the run folder
-PUBLISHED_FORMAT = 1
-LOAD_PATIENCE_S = 60.0  # how long a worker waits for the published network to appear (shared filesystems lag)
 TASK_BATCHES = 4  # a task holds at most this many batches (parallel_games) of games
-
-
-def publish_network(run_dir: Path, net: TumbleweedNet, generation: int) -> Path:
-    """Write the network that self-play of ``generation`` uses, atomically (weights only)."""
-    path = Path(run_dir) / PUBLISHED
-    path.parent.mkdir(parents=True, exist_ok=True)
-    payload = {
-        "format": PUBLISHED_FORMAT,
-        "generation": generation,
-        "size": net.size,
-        "net": dataclasses.asdict(net.config),
-        "model": {k: v.detach().cpu() for k, v in net.state_dict().items()},
-    }
-    with atomic_writer(path) as handle:
-        torch.save(payload, handle)
-    return path
-
-
-def load_published(run_dir: Path, generation: int, patience_s: float = LOAD_PATIENCE_S) -> dict:
-    """The published network for ``generation``; waits while the file is missing or older."""
-    path = Path(run_dir) / PUBLISHED
-    deadline = time.monotonic() + patience_s
-    while True:
-        try:
-            payload = torch.load(path, map_location="cpu", weights_only=True)
-            found = payload.get("generation") if isinstance(payload, dict) else None
-            if found == generation and payload.get("format") == PUBLISHED_FORMAT:
-                return payload
-            problem = f"it holds generation {found}"
-        except FileNotFoundError:
-            problem = "it does not exist"
-        except Exception as err:  # a damaged file: torch raises several kinds
-            problem = f"it cannot be read ({type(err).__name__}: {err})"
-        if time.monotonic() >= deadline:
-            raise RuntimeError(f"no network for generation {generation} at {path}: {problem}")
-        time.sleep(0.2)
 
 
 class SelfPlayWorker:

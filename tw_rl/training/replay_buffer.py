@@ -244,6 +244,8 @@ class ReplayWindow:
         self.size = size
         self._cache: dict[str, Samples | None] = {}
         self.samples: Samples | None = None
+        self.arrived = 0  # samples of the shards read so far (each counted once, when first read)
+        self.arrived_games = 0  # games of those shards (from their names)
 
     def refresh(self) -> int:
         """Read new shards; returns the number of samples in the window."""
@@ -253,6 +255,9 @@ class ReplayWindow:
             visited.add(path.name)
             if path.name not in self._cache:
                 self._cache[path.name] = read_shard(path, self.size)
+                if self._cache[path.name] is not None:
+                    self.arrived += len(self._cache[path.name])
+                    self.arrived_games += int(SHARD_PATTERN.search(path.name).group("games"))
             part = self._cache[path.name]
             if part is None or not len(part):
                 continue

@@ -1,0 +1,148 @@
+"""Overlapped self-play: worker processes play while the learner trains, on one machine.
+
+With ``selfplay.overlap_workers=N`` (N > 0) the training process starts N self-play processes
+(``multiprocessing``, spawned; no Ray) and trains beside them instead of taking turns with
+self-play:
+
+- **Workers.** Each plays batches of ``selfplay.parallel_games`` games with the newest network
+  the learner published (``<run_dir>/network.pt``, ``tw_rl.training.published``), checking for
+  a newer one every ``RELOAD_S`` seconds between move batches (the weights are swapped in place;
+  games in progress go on with them), and writes shards as games finish
+  (``shard-g<published generation>-w<worker>-...``, so workers never pick the same name).
+- **The learner** (``tw_rl.training.loop``) takes gradient steps while the samples drawn stay
+  within ``learner.sample_reuse`` times the new samples written, publishes the network every
+  ``learner.steps_per_generation`` steps and writes a checkpoint and a metrics line then, so the
+  run folder reads like a generational run's (one checkpoint per "generation").
+- **Stopping.** ``stop()`` (the run's end, its time limit, an error or Ctrl-C) tells the workers
+  to stop; each plays out its games in flight at one simulation a move and writes them
+  (``tw_rl.training.selfplay``), then exits. A worker also exits when the training process is
+  gone (it checks its parent), so a killed run leaves no self-play process behind.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import signal
+import time
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from tw_rl.config import NetConfig, TrainConfig
+from tw_rl.core.rules import Rules
+from tw_rl.training.net import NetPolicyValue, TumbleweedNet, resolve_device
+from tw_rl.training.published import load_newest
+from tw_rl.training.replay_buffer import write_shard
+from tw_rl.training.selfplay import play_games
+
+RELOAD_S = 2.0  # a worker looks for a newer published network this often (between move batches)
+JOIN_S = 120.0  # how long stop() waits for a worker to play out its games and exit
+
+
+class _Follower:
+    """Called by ``play_games`` between move batches: swaps in a newer published network and
+    says whether to stop (the stop event is set or the training process is gone)."""
+
+    def __init__(self, run_dir: Path, net: TumbleweedNet, generation: int, stop_event, parent: int):
+        self.run_dir = run_dir
+        self.net = net
+        self.generation = generation
+        self.stop_event = stop_event
+        self.parent = parent
+        self.checked = time.monotonic()
+
+    def __call__(self) -> bool:
+        if time.monotonic() - self.checked >= RELOAD_S:
+            self.checked = time.monotonic()
+            payload = load_newest(self.run_dir)
+            if payload is not None and int(payload["generation"]) > self.generation:
+                self.net.load_state_dict(payload["model"])
+                self.generation = int(payload["generation"])
+        return self.stop_event.is_set() or os.getppid() != self.parent
+
+
+def _worker(cfg: TrainConfig, run_dir: str, worker: int, stop_event, parent: int) -> None:
+    """One self-play process: batches of games with the newest published network until told to stop."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C reaches the learner, which stops the workers
+    torch.set_num_threads(max(cfg.threads, 1))
+    run = Path(run_dir)
+    board = cfg.board
+    rules = Rules(board.size, board.variant, board.setup, board.stale_end)
+    device = resolve_device(cfg.device)
+    payload = None
+    while payload is None:  # the learner publishes before it starts the workers
+        if stop_event.is_set() or os.getppid() != parent:
+            return
+        payload = load_newest(run)
+        time.sleep(0.1 if payload is None else 0)
+    net = TumbleweedNet(NetConfig(**payload["net"]), int(payload["size"])).to(device)
+    net.load_state_dict(payload["model"])
+    net.eval()
+    policy_value = NetPolicyValue(net, rules, device, precision=cfg.precision)
+    follower = _Follower(run, net, int(payload["generation"]), stop_event, parent)
+    parallel = cfg.selfplay.parallel_games
+    batch = 0
+    while not follower():
+        rng = np.random.default_rng([cfg.seed, worker, follower.generation, batch, os.getpid()])
+
+        def store(games: int, samples, follower=follower) -> None:
+            write_shard(run / "selfplay", follower.generation, games, samples, worker=worker)
+
+        play_games(
+            rules,
+            policy_value,
+            cfg.search,
+            parallel,
+            parallel,
+            rng,
+            store,
+            chunk_games=max(1, parallel // 4),
+            stop=follower,
+        )
+        batch += 1
+
+
+class SelfPlayProcesses:
+    """The self-play processes of an overlapped run (see the module docstring)."""
+
+    def __init__(self, cfg: TrainConfig, run_dir: str | Path):
+        context = multiprocessing.get_context("spawn")  # no forked torch or open files
+        self.stop_event = context.Event()
+        self.processes = [
+            context.Process(
+                target=_worker,
+                args=(cfg, str(run_dir), worker, self.stop_event, os.getpid()),
+                name=f"tw-rl-selfplay-{worker}",
+                daemon=True,
+            )
+            for worker in range(cfg.selfplay.overlap_workers)
+        ]
+        for process in self.processes:
+            process.start()
+
+    def check(self) -> None:
+        """RuntimeError (one line) when a worker died without being told to stop."""
+        for process in self.processes:
+            if not self.stop_event.is_set() and process.exitcode is not None:
+                raise RuntimeError(
+                    f"self-play process {process.name} ended with exit code {process.exitcode}; "
+                    "its error is above"
+                )
+
+    def stop(self) -> None:
+        """Tell the workers to stop and wait while they play out their games in flight."""
+        self.stop_event.set()
+        deadline = time.monotonic() + JOIN_S
+        for process in self.processes:
+            process.join(max(0.0, deadline - time.monotonic()))
+            if process.is_alive():
+                process.terminate()
+                process.join(5)
+
+    def __enter__(self) -> SelfPlayProcesses:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.stop()
