@@ -362,6 +362,23 @@ class ResultsDB:
         ).fetchone()
         return int(row[0])
 
+    def count_all_games(self) -> int:
+        """Every stored game, of every board size."""
+        return int(self.conn.execute("SELECT COUNT(*) FROM games").fetchone()[0])
+
+    def intact(self) -> bool:
+        """Whether SQLite's integrity check finds the file sound."""
+        return self.conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+
+    def slots_stored_twice(self) -> list[tuple[int, int, int, int, int]]:
+        """(red, white, size, opening, count) of any slot stored more than once (never, while the
+        unique index holds)."""
+        rows = self.conn.execute(
+            "SELECT red, white, size, opening, COUNT(*) FROM games GROUP BY red, white, size, opening"
+            " HAVING COUNT(*) > 1"
+        ).fetchall()
+        return [tuple(r) for r in rows]
+
     def holds_game(self, game: GameRow) -> bool:
         """Whether this very game is stored, in any slot: the same players by colour, board,
         seed, start cells and moves (an imported match imported again)."""
