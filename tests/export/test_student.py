@@ -4,7 +4,6 @@ the bot playing with the network evaluator, distillation, and the export script'
 from __future__ import annotations
 
 import hashlib
-import importlib.util
 import json
 import random
 import re
@@ -474,14 +473,15 @@ def test_export_script_composes_with_hydra():
     from hydra import compose, initialize_config_dir
     from hydra.errors import ConfigCompositionException
 
-    spec = importlib.util.spec_from_file_location("export_script", ROOT / "scripts" / "export.py")
-    script = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(script)  # registers export_schema
+    from tw_rl.config import from_composed, register_configs
+
+    register_configs()  # what scripts/export.py does first: registers export_schema
     with initialize_config_dir(config_dir=str(ROOT / "configs"), version_base="1.3"):
-        cfg = script.to_export_config(compose("export"))
+        cfg = from_composed(compose("export"), ExportConfig)  # scripts/export.py's to_export_config
         assert cfg == ExportConfig()  # configs/export.yaml restates the dataclass defaults
-        cfg = script.to_export_config(
-            compose("export", overrides=["run_dir=runs/x", "student.width=24", "quantization=int8"])
+        cfg = from_composed(
+            compose("export", overrides=["run_dir=runs/x", "student.width=24", "quantization=int8"]),
+            ExportConfig,
         )
         assert (cfg.run_dir, cfg.student.width, cfg.quantization) == ("runs/x", 24, "int8")
         assert isinstance(cfg.distill, DistillConfig)
