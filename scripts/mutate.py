@@ -3,19 +3,10 @@
     python scripts/mutate.py [--set rules] [--source head|worktree] [--only NAME ...]
                              [--tests PATH ...] [--list] [--timeout S] [--keep]
 
-Each mutant is an exact snippet of a source file and its replacement. The job copies the
-repository's ``tw_rl``, ``tests`` and ``pyproject.toml`` into a temporary folder (``head``: the
-last commit, via ``git archive``; ``worktree``: the files as they are now), checks that Python
-run there imports ``tw_rl`` from the copy and not from the installed (editable) package, runs
-the tests once unmutated (they must pass), then for every mutant: writes the mutated file, runs
-the mutant's tests with pytest (``-x``), and puts the file back. No bytecode is written, so a
-mutant never runs stale ``.pyc`` files.
-
-Outcome per mutant: ``killed`` (a test failed, or collection failed), ``survived`` (all passed),
-``stale`` (the snippet is not in any of its files, or is there more than once), ``timeout``
-(counted as killed: the tests noticed something), ``error`` (pytest could not run). A mutant
-marked ``equivalent`` is expected to survive; its ``note`` says why. The report is a table on
-stdout; the exit status is 0 whatever the outcomes (2 when the unmutated tests fail).
+Each mutant is an exact snippet of a source file and its replacement, planted in a temporary copy
+of the repository (``head``: the last commit; ``worktree``: the files as they are now); the
+report is a table on stdout, one row per mutant (killed, survived, stale, timeout, error); the
+exit status is 0 whatever the outcomes (2 when the unmutated tests fail).
 
 The job is ``tw_rl.reliability.mutation``; the mutant lists are its data files
 (``tw_rl/reliability/mutants/<set>.json``: ``rules`` and ``bot``); run one with ``--set NAME``.

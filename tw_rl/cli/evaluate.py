@@ -27,7 +27,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         "count) or the target interval width is reached; store every game in a SQLite database as it "
         "ends; fit Bradley-Terry ratings (Elo, anchor = 0, 95%% intervals) over all stored games and "
         "write ratings.csv, ratings.json and Elo pictures to --out. Players: random, greedy, mcts[@N], "
-        "ckpt:PATH[@SIMS] (a file, folder or glob), weights:PATH, program:COMMAND; NAME=... names one. "
+        "ckpt:PATH[@SIMS] (a file, folder or glob), student:PATH, weights:PATH[@SECONDS], "
+        "release:VERSION[@SECONDS], program:COMMAND (@SECONDS: a clock, seconds a game); NAME=... names one. "
         "--games 0 only rates what is stored.",
     )
     parser.set_defaults(**dataclasses.asdict(defaults), func=run)

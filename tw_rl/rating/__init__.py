@@ -4,9 +4,13 @@ One module per concept, without import cycles:
 
 - ``ratings``: ratings as reported (table, files); ``elo``: the Bradley-Terry fit that makes them;
 - ``results_db``: every game in one SQLite file;
-- ``player_specs``: the player language (``random``, ``mcts@N``, ``ckpt:PATH@N``, ...);
-- ``players``: in-process batched players built from specs; ``serve``: one of them served as a
-  CodeCup-protocol program;
+- ``kinds``: the seam of the player kinds (``PlayerSpec``, ``PlayerKind``, ``register``): each
+  kind's syntax, identity, build or program, serving and description in one class;
+  ``player_kinds``: the built-in kinds (baseline, checkpoint, student, program, weights, release);
+- ``player_specs``: the player language (``random``, ``mcts@N``, ``ckpt:PATH@N``, ...), which
+  knows no kind by itself, and ``make_player``;
+- ``players``: the in-process player builders the kinds use; ``serve``: an in-process player
+  served as a CodeCup-protocol program;
 - ``games``: batched games, refereed games, stored games; ``schedule``: which pairing plays next;
 - ``referee_import``: ``tw-rl referee`` matches into the database;
 - ``evaluation``: the evaluation run (``run_evaluation``), with ``ray_games`` on a Ray cluster and
