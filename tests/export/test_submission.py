@@ -81,8 +81,8 @@ SIMS = 256
 def built(tmp_path_factory):
     """The submission as ``tw-rl export`` builds it by default: the shipped student embedded."""
     out = tmp_path_factory.mktemp("export") / "submission.py"
-    info = submission.build_submission(weights=Path(default_weights()), out=out)
-    assert info.weights == ("student-default.twnet", Path(default_weights()).stat().st_size)
+    info = submission.build_submission(weights=Path(default_weights(6)), out=out)
+    assert info.weights == ("student-default.twnet", Path(default_weights(6)).stat().st_size)
     return info
 
 
@@ -147,7 +147,7 @@ def test_import_check_rejects_non_stdlib():
 
 
 def test_build_is_deterministic(built, tmp_path):
-    again = submission.build_submission(weights=Path(default_weights()), out=tmp_path / "again.py")
+    again = submission.build_submission(weights=Path(default_weights(6)), out=tmp_path / "again.py")
     assert again.sha256 == built.sha256 and again.size == built.size
     assert again.path.read_bytes() == built.path.read_bytes()
 
@@ -267,7 +267,7 @@ def test_the_embedded_network_decides_the_move(built, plain, tmp_path):
     territory evaluator's; on this position (NET_START, red to move, 256 simulations) the two
     differ. A submission that dropped its weights would play the plain move."""
     start = Position.start(B6, B6.parse(NET_START[0]), B6.parse(NET_START[1]))
-    with_net = BotPlayer(evaluator=make_evaluator(default_weights(), board_size=6), max_sims=SIMS)
+    with_net = BotPlayer(evaluator=make_evaluator(default_weights(6), board_size=6), max_sims=SIMS)
     expected_net = B6.name(with_net.choose(start.copy()))
     expected_plain = B6.name(BotPlayer(max_sims=SIMS).choose(start.copy()))
     assert expected_net != expected_plain, "the position must tell the two bots apart"
@@ -318,7 +318,7 @@ def test_size_limit_refuses_and_leaves_nothing(tmp_path, monkeypatch, capsys):
 
 # ------------------------------------------------------------------ (d) weights
 def test_weights_are_embedded_and_handed_over(tmp_path):
-    data = Path(default_weights()).read_bytes()
+    data = Path(default_weights(6)).read_bytes()
     weights = tmp_path / "net.bin"
     weights.write_bytes(data)
     info = submission.build_submission(weights=weights, out=tmp_path / "submission.py")
@@ -359,7 +359,7 @@ def with_header(data: bytes, **changes) -> bytes:
 def damaged_weights(tmp_path: Path) -> dict[str, Path]:
     """Weights files the bot refuses: truncated, a flipped byte, another format version, another
     architecture, not a weights file at all."""
-    good = Path(default_weights()).read_bytes()
+    good = Path(default_weights(6)).read_bytes()
     files = {
         "truncated": good[: len(good) // 3],
         "flipped byte": good[:-40] + bytes([good[-40] ^ 0xFF]) + good[-39:],
@@ -391,11 +391,11 @@ def test_weights_the_bot_would_refuse_are_refused_and_nothing_is_written(tmp_pat
 
 def test_weights_for_another_board_size_are_refused(tmp_path):
     rebuilt = tmp_path / "rebuilt.twnet"  # with_header itself keeps a file the bot takes
-    rebuilt.write_bytes(with_header(Path(default_weights()).read_bytes()))
+    rebuilt.write_bytes(with_header(Path(default_weights(6)).read_bytes()))
     submission.check_weights(rebuilt)
     with pytest.raises(submission.SubmissionError, match="size-6 board, not size 8"):
-        submission.check_weights(Path(default_weights()), board_size=8)
-    submission.check_weights(Path(default_weights()))  # the shipped student on the CodeCup board: fine
+        submission.check_weights(Path(default_weights(6)), board_size=8)
+    submission.check_weights(Path(default_weights(6)))  # the shipped student on the CodeCup board: fine
 
 
 # ------------------------------------------------------------------ (e) atomic write
