@@ -47,7 +47,7 @@ def test_an_entry_is_the_default_network_everywhere(eight, monkeypatch, capsys):
     monkeypatch.setattr(bot_main.time, "process_time", lambda: 0.0)
     assert bot_main.main(["--size", "8", "--time", "2"]) == 0 and len(capsys.readouterr().out.split()) == 1
     bot = parse_player("weights:default@3", size=8)[0]
-    assert f"--weights {eight}" in bot.options["command"]
+    assert bot.options["command"].endswith(f"--weights {eight} --size 8 --time 3")  # the bot on the 8-board
     student = parse_player("student:default", size=8)[0]
     assert (student.path, student.size) == (str(eight), 8)
     rules = Rules(8)

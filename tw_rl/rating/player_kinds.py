@@ -22,7 +22,7 @@ import sys
 from collections.abc import Mapping
 from pathlib import Path
 
-from tw_rl.codecup.weights import WeightsError, default_weights, read_weights
+from tw_rl.codecup.weights import CODECUP_SIZE, WeightsError, default_weights, read_weights
 from tw_rl.core.baselines import BASELINES
 from tw_rl.core.rules import Rules
 from tw_rl.files import file_sha256
@@ -179,7 +179,8 @@ class Weights(PlayerKind):
             weights, _ = weights_file(path, f"weights:{text}", arena.size)
             weights_args = ("--weights", str(weights))
             default = f"bot+{weights.stem}@{seconds:g}s"
-        argv = (sys.executable, "-m", "tw_rl.codecup", *weights_args, "--time", f"{seconds:g}")
+        board = () if arena.size == CODECUP_SIZE else ("--size", str(arena.size))  # 6: as it always was
+        argv = (sys.executable, "-m", "tw_rl.codecup", *weights_args, *board, "--time", f"{seconds:g}")
         return [program_spec(shlex.join(argv), name or default)]
 
     def from_mapping(self, item: Mapping, name: str, arena: Context) -> list[PlayerSpec]:
