@@ -480,3 +480,23 @@ def test_a_schema_1_database_is_migrated_to_the_one_vocabulary(tmp_path):
         assert conn.execute("SELECT COUNT(*) FROM players WHERE kind = 'weights'").fetchone()[0] == 0
     with ResultsDB(path) as db, pytest.raises(ValueError, match="not a player kind"):
         db.register(old, "again")  # the old word is no kind any more
+
+
+def test_head_to_head_takes_the_arena_language_and_checkpoint_files(tmp_path):
+    from tw_rl.config import HeadToHeadConfig
+    from tw_rl.rating.head_to_head import head_to_head
+
+    run = tiny_run(tmp_path / "run", generations=1)
+    ckpt = str(run / "checkpoints" / "ckpt-g000000.pt")
+    report = head_to_head(
+        HeadToHeadConfig(player=ckpt, opponent="mcts@5", games=2, batch=2, simulations=1),
+        log=lambda line: None,
+    )
+    assert (report["games"], report["wins"] + report["draws"] + report["losses"]) == (2, 2)
+    for player, why in (("weights:none", "plays in-process players"), (f"ckpt:{run}/checkpoints/*.pt", None)):
+        cfg = HeadToHeadConfig(player=player, opponent="random", games=2, batch=2, simulations=1)
+        if why is None:  # one file: fine
+            assert head_to_head(cfg, log=lambda line: None)["games"] == 2
+        else:
+            with pytest.raises(ArenaError, match=why):
+                head_to_head(cfg, log=lambda line: None)

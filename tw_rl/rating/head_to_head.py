@@ -30,8 +30,12 @@ def named_player(name: str, rules: Rules, simulations: int) -> Player:
     (searching ``simulations`` a move, its raw policy at 0)."""
     text = f"ckpt:{name}@{simulations}" if ":" not in name and Path(name).is_file() else name
     specs = parse_player(text, simulations, rules.size)
-    if len(specs) != 1 or not specs[0].in_process:
-        raise ArenaError(f"{name}: a head-to-head needs one in-process player, not {len(specs)} or a program")
+    if len(specs) != 1:
+        raise ArenaError(f"{name}: a head-to-head plays one player, this is {len(specs)}")
+    if not specs[0].in_process:
+        raise ArenaError(
+            f"{name}: a head-to-head plays in-process players; a program plays in tw-rl evaluate"
+        )
     return make_player(specs[0], rules)
 
 
