@@ -1,0 +1,2564 @@
+// Tumbleweed CodeCup bot, the native twin of tw_rl/codecup (C++17, standard library only).
+//
+// One file on purpose: the CodeCup takes one source file.  `tw-rl export --target cpp` copies
+// this file and fills EMBEDDED_WEIGHTS with the student's .twnet file as base64 text.
+// Sections, in order: bitboards and rules (rules.py), the territory simulation, the weights
+// file reader (weights.py: sha256, base64, a small JSON reader), the student network
+// (network.py, same fixed-point mixing), the territory evaluator (evaluation.py), the PUCT
+// search with tree reuse (search.py) over a capped node pool, the clock (clock.py), the
+// CodeCup protocol with its fallbacks (protocol.py, players.py BotPlayer), the test and bench
+// modes, and the command line (__main__.py).
+//
+// Every floating-point expression is written in the order of the Python code, so that the two
+// bots compute the same doubles and the search takes the same decisions (see the tests in
+// tests/native/).  Build: g++ -std=c++17 -O2 -Wall -Wextra bot.cpp -o bot
+
+// The doubles must be the Python bot's: no a * b + c fused into one rounding (an FMA), which
+// g++ would otherwise do in C++ with -march=native on a machine that has FMA.
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC optimize("fp-contract=off")
+#elif defined(__clang__)
+#pragma STDC FP_CONTRACT OFF
+#endif
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <csignal>
+#include <cctype>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+// The student network, base64 of a .twnet file, one line per element; {nullptr}: none.
+// (tw-rl export --target cpp replaces the next line.)
+static const char *const EMBEDDED_WEIGHTS[] = {
+    "VFdORVQNChoBAAYAyQMAAMw5AAB7ImFyY2giOiJzdHVkZW50LTEiLCJoaWRkZW4iOjMyLCJtZXRh",
+    "Ijp7ImJhc2VsaW5lX2dhbWVzIjp7fSwiZml0Ijp7InBvbGljeSI6My4zMjQxNiwicG9saWN5X2ts",
+    "IjowLjEyNjU3LCJ0ZXJyaXRvcnkiOjAuNDcyMzksInRvcDEiOjAuNDIxOCwidG90YWwiOjMuNTM5",
+    "OTksInZhbHVlIjowLjA5NzczfSwic2FtcGxlcyI6MTAwMDAwLCJzdGVwcyI6MzAwMCwidGVhY2hl",
+    "ciI6InJ1bnMvdGVhY2hlci1yZWYvY2hlY2twb2ludHMvY2twdC1nMDAwMDk5LnB0IiwidGVhY2hl",
+    "cl93ZWlnaHQiOjAuNX0sIm1peGluZyI6Im1lYW4iLCJxdWFudGl6YXRpb24iOiJmbG9hdDE2Iiwi",
+    "cm93cyI6OTMsInRlbnNvcnMiOlt7ImR0eXBlIjoiZjE2IiwibmFtZSI6InNlbGZfdGFibGUiLCJz",
+    "aGFwZSI6WzkzLDMyXX0seyJkdHlwZSI6ImYzMiIsIm5hbWUiOiJzZWxmX2JpYXMiLCJzaGFwZSI6",
+    "WzMyXX0seyJkdHlwZSI6ImYxNiIsIm5hbWUiOiJtc2dfdGFibGUiLCJzaGFwZSI6WzkzLDMyXX0s",
+    "eyJkdHlwZSI6ImYxNiIsIm5hbWUiOiJlZGdlIiwic2hhcGUiOlsxLDMyXX0seyJkdHlwZSI6ImYz",
+    "MiIsIm5hbWUiOiJwb2xpY3lfdyIsInNoYXBlIjpbMzJdfSx7ImR0eXBlIjoiZjMyIiwibmFtZSI6",
+    "InBvbGljeV9iIiwic2hhcGUiOlsxXX0seyJkdHlwZSI6ImYxNiIsIm5hbWUiOiJoaWRkZW5fdyIs",
+    "InNoYXBlIjpbMzIsMzJdfSx7ImR0eXBlIjoiZjE2IiwibmFtZSI6ImhpZGRlbl9nIiwic2hhcGUi",
+    "OlszMiwyXX0seyJkdHlwZSI6ImYzMiIsIm5hbWUiOiJoaWRkZW5fYiIsInNoYXBlIjpbMzJdfSx7",
+    "ImR0eXBlIjoiZjMyIiwibmFtZSI6InZhbHVlX3ciLCJzaGFwZSI6WzMyXX0seyJkdHlwZSI6ImYz",
+    "MiIsIm5hbWUiOiJ2YWx1ZV9iIiwic2hhcGUiOlsxXX0seyJkdHlwZSI6ImYzMiIsIm5hbWUiOiJw",
+    "YXNzX3ciLCJzaGFwZSI6WzMyXX0seyJkdHlwZSI6ImYzMiIsIm5hbWUiOiJwYXNzX2IiLCJzaGFw",
+    "ZSI6WzFdfV0sIndpZHRoIjozMn2dtTy0B6A4sGcwUiwFtK63vjGttYcxsy0fLdA38DOnrbq3Crk2",
+    "M8czgixLvPasDDiNM/KwGqmBLjw1NTiVNYS147HaILqwxCw4MFAoJjI8MNunmzOPrQgkBDGGOQy3",
+    "nbd1sjA0EDXTKmysha83MZWvSLAkM0w3FzxZt+y1XThLsXaxajRUNTA2F7cpOoqwcS7Rt0axm7DL",
+    "sB61WTVmqbszKqeYMga0YgwKNK2v/TTgLrmshjmEuKKjA7WXtCYh0DLlN4e2nS79MEW6ErhhrF8t",
+    "vSznJX0uXDBiMCe0fzNytDOs17mZpTihnjSzLmy0UKT6sXOwnDi6r8EolzVuNKg2PbQFsLmzbTHb",
+    "MXswrjgatfCleCizsfi11qf1tACuuCz8rIsoryyWNYotay+4q4eoYCtps4+4BCnCsgouCiplL6Q0",
+    "wbTKLR6oyjTJsE4z7zEHLhgsnKjrLgeuLbWfLLO2FKXhrn63zq4wNQwpjTd/My2167ION0otZjLF",
+    "tLW1vbVfsR4xzy+TL5UqNDSCrec0tqU9tYYvtDFbMsq11DFAsZ41fCefNAg0BLa8NL+wKLaVNCg2",
+    "ZLJsMYUtIKEYtWSol66KN1srSy+OqR4yZq1htnOpILEGsSI0QbQGNIg1ObgXtza42SUttek2P6iJ",
+    "MX6q6qT7NFo0kLAttI4pkTh+L+q2wKgSNhm0+DcZvR65CzZ5r4s5gjIxrPQ0zyzkOTA1cab7MZAw",
+    "vjU6udu47LEarQcyATOtL5Yw/DkxNMAvvbWWuNo3njFOuY41FzHjuJ01BbAvrrU0yDfAOWEuZzic",
+    "tQ4w+TG2uCs4OTCqu0W5fK7erl64mroSrJs3sDPStGe4JrzkM++0N7M+OjusQbWItve1ILWyNr0u",
+    "pjQ1uPE4J7yFthA9HLkeNhO4Wb1kvGYwuzf1u9i7gZ9WNT21sbO0s4i71TlitVQyEjhBM5U0M7gJ",
+    "ueO2NS0+Nl4s7a3aMGu4trYoOQezBzqatz26y7kxMwIyzbmLuI2uj7AAOUO46bc+tME1/qynIiM6",
+    "B7gKPJC037ZyPD8yVTbDqREsqDkBtsu1RzhPqum1WKSmseamGzYyOXe3JC2qNS21ZTnDLI+aOywP",
+    "Ngy26DjjnmWynDrrtBO32avfNKw3HzeiuM4uGrZROSY1JqroLWg2tzP2s6iphTObqTUyEqzhKv+n",
+    "gDaLsMG1459TOBW1FTx1sZCwLjjYqxKuNTZ0NnIrijdYr7E2lC6zt6OxwzEzMGenVy4yq9m2sDGP",
+    "tX4hJSxltHw3kbvwKUU3mqrjt9M7CjW9Oee4tKfXOOqouqWyNI04DTe2NOQ1AjgeuHAuiDaTMkYx",
+    "XDQWNY02R7ontVU46jAnOMgxIjSaL1CiMDakJXS4/zhdsRqtYzihs9A1uzToMc6wOjenLrUuCrhH",
+    "taY0EDU7Mwk1pzJqOLc8yLloN1GsujZLOMk6W61VNFypa7satuS0LjEfM6g6/LG1r8S0QTScubw0",
+    "rzUZuX006baCMQU8cCogOJezezZ+snm8/jZdrEg3QzPPJGK48DPENbq4/TKHuek4dTRxNM61/rzU",
+    "uNO4uZy6Nik1ZruaNJIqWDFDOGM2gq3tsxE8CzYQuyU2bS9/u807hjCxufYybbTpuKs4HbqBO/ox",
+    "RiofKOUifDY/swciKDRgJQG4HrWduFYkbjrJOLM1ibqNNE25pLSLNQe1bDjPtUox4rYmtda0dyP7",
+    "OskulakiNTE18LUdOAKy5DnwNGM54rX4OE22fTV2szstNTiOJFK12q+npNW0czQBthixpiqUNAkz",
+    "+7bouMyq/TENuNgzeq8hNvAwsC77tJm0aDSxMLg0xzSYtZ6xJavwta41gKtqtgs17bSErW84v7nT",
+    "L4WqmzEKNSs2wbdhs9u1gDG2MtEsWC1Ep7o3q6iwtle0p67EMrAgGbQsMQ2xZLZqN9gv7rgMMcEx",
+    "1K9ZMIWvIjnqqxOzrTQHNSu2di2Mrgo2kLO/tEmwt7BVNKIzlziBN92eILoDNjMqpTkJnn61ziyM",
+    "M0+4ObmzsQ4vADMeOAM0c7TGMCctFjfPLss3sjEkuPixrZdLNLuY7yKPMZi3pLFgqLsyVbFTr8ui",
+    "/DBLM/C0ALZdqOSxGDT0KU41QDV5MXMzg7ZYswOsF613s8A2JbuJqRS0t60cOdMwQbTLOBO4c7JP",
+    "s5i4YrXLsc25ZrS8MkGzOS9pNbkeKzdCuTCoh7dbMR21ui/Hr5mx9qzQsTqrmzSGMmGzmKXttg62",
+    "pTE1tPi01bWDqpYxiDgyLQIzJLbgrrSkbTYVtfsvfLOAn4i01yV5O8izTbXxspAzjDYsL820qQ8N",
+    "qesnGa/Usp6o8TWfK6mzTC2KJ/Q5w7XmNG2vXqQ/rbCkGzFOtD+2lrYOOG+wkCw4uMIxbzJXuaut",
+    "0SeuuBytCTFEMdg0wzI4O/C5PbXLstQ0tTlcMBkpELVVsH0z+7XeuAIyQrl+rOiUsbZcoYg1yzf2",
+    "OZe0CTE3MYWvoqpUtfAz2LnxIbqz9jeNOh6167kgL6emVa9jt8K7habCsYSw5jNqJYCws7IIqk6s",
+    "Fi0tpoQnKrKfL0y0RTPjjMqdFqiLsYC0Bqw7GXWyYTgHLuYsSKvKpEm4WhOVLiO0IjTRrhA6UDF/",
+    "K702k64lK70s/7LCryO1PThTtzwygLaiNaIz3jXFMoYy4CVssPgzGjcMN2S4h6mgtJU1WzJENIks",
+    "D7CIMi43rrThssY0MDhQr5ywdLeLKAAz4KpQLLAu5DSMMGk0xjL8snC0UDLFMHOu0zU1s4e45rU0",
+    "N9s3wTmftFSdM7ipL3YvY7IltoQ2ZzWSLEqumqIynFa0Ajnrufm5/zpmOAg3wbBTuGm4zLVINRCv",
+    "+LQAsZC4UzH7MSoqh6lqtZUxCLsgtyoxbrQUtpc1vazXKwGmKpH4tOE1Y7FENWYwxzF3MTks1bOj",
+    "L7GsxKxdrHO2FTHZthOzlbEQNk0wLLK5uJsr3rcRJgsurTP6Ml2wEzH+tacyYLThLJa3hjC6tXQ4",
+    "gzRQuOIpzSyDKrcw2bs1LXq4qy4arV+0Oa09NQSxvTOEtdcsbbk4KqG1erpsMBYxJa8JNHWmKTBP",
+    "smG7Ey2dMug46ycjGJk45K6eKqu0+TGHLCQyHTSxt78yjTNQspypQS/eOKMnlDK4sPGl2SkuK9Ov",
+    "jjBnt/4vAbxapZSwJClEqSg4U7gvL3u7+za4MlqxK63ALIStfDjqMxs56CjtOMc6EDVgJWsyXzCU",
+    "NHO2q7i8LCEzxa8pM+IfOzYdL5y0WjEntuW8WjV1tIApdDYdtWW4OzLsMWg2zzVUow00n7SNtNA0",
+    "ZThzMsw36TLWOC2xODa4NQYz8DHCtBo3abOYMG+57LW+tcAtkrAhNpg4jLcquNi6PDr8IekzMzhd",
+    "sRI41jM4N00hYrmSsPe3PTCysXQ0Izn5t4A1gbSTOBAvFzQ6timxs68yq6QhlDXuMZe1kqnotFo1",
+    "fLM3OFi3UraFuas4A7jBLiSxCxlWNWC1Z7A0tiw1dygqLYS4PLFELIqtbDIsN3cfx7AUMyA28Kl2",
+    "rQuyxay7M0m1HLPoM4+0VDKWspmtfDhOtYmppa6wJugzfrtKtWytAyyrtoK0ySkDt8YyP63+NR86",
+    "ya3auD03HTnuND80SzWVsZ67Da4rMfO1njN6t8Ow8TPJstgxfjJXMwus37CINlo1LKgUMVizNrdw",
+    "Kxg4Gjp3tpEoOi0btOA3bjY8MX+1abEHMgSgPjBKOZc0VK8esnS0rLQ1NCg0KDfVLhuydbKqN3Yw",
+    "xzT1tbIqFjS4KeQx/S+tNo84nDARM0s0kzEQHIsijTAUMoQ0sTcSOXM48C04MysxNSXYsTM0DzRw",
+    "LIArqLRRqqk2hDAGMOMktafcMVs3ATLiMTc1JzLWJ0CvrjWUN1KwDyltLGMyALY4MiovLiupJ40w",
+    "+zzFNpIq4iqZsRo51a//MU0xtbbTM5AxSrFdMDopuDdZtWkkgDdGut84wjeNKmSjeCCNM4OxSrS8",
+    "qpqzSyrXOakrpjQUsQc4FbTtuHy2caCzMwstnzKfL2AxDahTLQc1dLgHsy40SLPRN5y5T630LFgx",
+    "mDcksEovDbSToYgnnzRks6E1qLfCM/4vVqwsrke4fjBCtFqm0DN+OhuxMjcIuPi52bXtrLQ27CaV",
+    "Jkew3y59uBq0IDVgJ5GyqC/zLKMrCydDNnC0ZrSKsmiyrKwctnOxuS8Is0shoTRBrHw1Dblrtien",
+    "FDUtsr4zorgMIYC56zQqtqiuzjK+ssA2f7JTIvQhGLEit8O1uSyAsS00gbTFKhO5+a54rXk5AjLZ",
+    "M7+337AWNIs1zjKWs7OxbywarzwyW7bIt8eq8LljqkawXSZnNME1EClNJow3Pro0MwStoKssq3Yx",
+    "9iwxJGEyKjrbs9KdHDSsNLuplDWUKfEqxTJsND412bwWtnQqviCPs3q1NTTnLBovSardN8y28zWt",
+    "NPMyS67+NOU3ODFHOO4xGTh6NAk067QUJxkzVzMkMl84aDMmso678jauJPqqI67LLJyxxTgun9Qy",
+    "GbXspKc1QrILNj03GKbdMwM0866JtWOxyzLyp5K1brZ+uPW14Tg7Kc+wwTM6Nr2fATZEtPOyIjDF",
+    "tHSonDX/FRY2BDkduEO1HrU4MMWxSrnSNou0JCbrKSYyoy3QtYywfCAWsn2wPi+7smA0oynPMRYt",
+    "gS9ONNW49K6xISws96+gte6pJLTTOW+ySjZlMtwzOjg0s/QyPraRKVws7bR5OJc6qCyxtTMyuLJE",
+    "NFc1EjVvLja276yWsG+3i7HTsDez6DnbtSabBbVmtPywvLFRIWw5XbUxN9izyCuwsnc0WznZtxm8",
+    "srBfrQEzCbmmtEM4wawgM+Gy/K6ssD6q1LJUNLcy1qvWqhK0l69BKe24SzWnL/2vz6AYuJemNKOZ",
+    "slcrg7FttG2sCzTsLdO0/blpOOIxOzFLtM6yeq4VM7i1rawdMmK1yzagtLAx9i52Lru1+CwItfed",
+    "yS43orU4pLSTN/a4raPPtmioZTSIGwwqFDO7roc1HLErrmispLGLsOcfdrCqsn6iVLSgMXQw2rUT",
+    "ujS6LbREKZ8g5TTcJq6wJTV+rKy1pa4tLYqzIzO+tEqgQ6E0t/m0/qxmtLeyRjWpOM21vaDGMeu2",
+    "uaeYpHYqxzMzrqe40rSYq722GrFkrZwudzDOMB6ymbPYMhi3z6wcpq6pMTW/F1awdTlgtOYwGjGa",
+    "tHCo8zBiqJixqSiHMrauQDh8NK0ykjiInwkyTK1tGpE1SCn0skeyl7BmrbAo2DT2NK4wcrSEsQEz",
+    "dbSwKlsoqLbsuoOkFjFvt8QwAzgMrrGt2a5dJvqwcqZFNucy0auNNUawFTIctyc4Ma1BNQS4yDbJ",
+    "sjq0qLExtyW0LyjEKmUxqCaCrB2zLrdntZG1ozDMNDogcSu4tG6xprCHJhk5CbFMuVqpyjX9Ng61",
+    "K7kKMIErXi45t++uZylEN2spHSvpMdCsRbI0te6xu7IitE+zzLSUtgksR7cmLhY5JrBzMJe0ZbRZ",
+    "t10wjDZ4vDu2SDETNT44NbXoM2Ir0qorLoI40zQtNJ+yurX6M4MxFS3tNBqvRDMiLls32jMBNmOw",
+    "NrWdIsAwfbQrsiC2ZLKcqz455KKTta6xKDOyteOzzjHAtN2sESTzN08w1ixxuV01GCztLfSyQ7UR",
+    "tQY4sy1lMyWpUCvCNmMx3TN+tZEpILAbtqguUavSLH829A7jtI20vTIxpS81VLHEtk2zzLCCtOgx",
+    "N6z3HMA4VTePuJIvkjFSHgcwc7P6td0kPzIytT4xYjaBomCxqjJftQ+kTzNNswe0b7OSs0CxPq1P",
+    "OMSyY67osTy28jIJOJ+uESbSL/w0M7DBNNwvCjWYspS0+jJfs1i2nDAhsJsh3yi5MW2sNjBQLx44",
+    "0ZTvuKO3tazQLa41cTLRtJAwBTQENJ+z864vOQoubjtyG7UzrrIbtZMsERwRsBunFrQqpLOzvLcU",
+    "NY6ypTMoNmszzrc/t2m2Sqyjsu2lJC8Os7GxSLQzsCU2HLWVNoe3CbfDNFAzRSIZsi62VrD4M9Y0",
+    "dbjAtwmxQrY/tRa4dbLZMC83PLFnto4wpjArMAqzWTA7Lka2JrJSsGozJjafsOA1M7AjLyau2rTB",
+    "tRgsTzjbL182+rRPLC4scbSeLvC2fbQasNO4ECStrDa3lzGntmE1ZzbVMnuz5LZyt2Ms1igaNeu1",
+    "HrURpnm4GbgaNRcuFC+sIIW3V7VuOna0pKw/NNwrErVFubknZbX2r3UxuLRrNDuofrjgtUitwjSS",
+    "Mw418bbHsD24+zRPJM+ySTFhN3+uDjcrrku51DR/LgkqkDlvq6Gv/7NWtIgviKuCs9m0rrTLMpg2",
+    "RjcHMDq1xipIM+iknS7rMCwycLSmM/QZeaZLtzE1lTHDNlW1IzA4ONC0RbCXrC0v9zmqL+EwHKY9",
+    "oYk1uLJYKe2k7LUXL5UvqrXxr6Ok+bUos000ZinAN9yvS6PQpGqzg7LOsK+6uzRGOEY0srG+tFq0",
+    "yrewM8s4JzgGqGoySjBlMHSygjbctWOzu7PPM0GagTDjLvyrxrTZrmAut7gnM3E4eTEcMlOw0DSw",
+    "sBo4GTPaL/Mzu7f9NAcyOzkjN8AtXjTJr041uK1CMIE37jbRrb00SzAqMgetmywFqlY0LDOOt4Q5",
+    "DrgHPL44ma84qDm6ubHhNh65F6mpOnkxF6gNu4y5xSstLkU3nLY/rJux5Le9O9256bIfOcO7wzU3",
+    "uaOybzL7u2a3DLXlsg07trAWNsw6ja16N9MpJrmisFo4hzdUOF26ZzRqs2A4crgZsiYyeLjnNpMn",
+    "DLpxN0q1zjcvO+kqzCmJtVW0uSrXMjqw/bWgsVExLrd4J1O1BLansJCooKw8MlM4hS76oiQ2t6Ex",
+    "tqItwLZiqb6zbiU0uLW016/vM18k1DEeOCe+ZbmNuEE2wSr1NVAxKTIOMCKnbrRINhioVLVUKQo0",
+    "+i0crJ0tkqz9MigsAJuksmwxFLTeJRwqmTD9LAG5kjtOsW2tGjRotqy2iLAZq6GzejZ2tPshwjUz",
+    "tFSykTEirC83xjrsua+4TDTrueS3GLk0uQo0b7l0uJS3zLERunO6OLfpMvW4JLYlNPCwDDA+OPK1",
+    "zrrgtsssTDhct/exci5ROWG5mjZut362nTa3Maq1fDKQta8x/TKRNqYvXrLKLMmYwbYPtWY0abJP",
+    "NMq6ibUys/gPVbYRM34wirDmNNs4LSEMOPysPysXJ+a0Sy7OGsg4TzQ2MzQw2Sl6OBCwWjjFNhC1",
+    "BS0KMQMnubvDMQotwyidLCQ1xqxTrhGcvLUNsK8jlqYrsgIseKRsL/I1vDjLuJKxtKqcsRu47TjV",
+    "qnE79a5EuVCzQbKXuoWySbgfOAYySDhPuIC0YLGlMb21by3qtNSynLYqsp408rjqsw+3YynGsFuy",
+    "5bqiNVayQzbeNS2yG7ESOMwovDh2Nkk5L7Ftnn40H7TYNfovebcYsuy0Gq8uOau4DCqqr9esjCgr",
+    "NWw6vbfWsSIvei1EpYygD7QAs0AMtbMst+upLjHGNfAxoSsQOD4zNilBsyA5UzgWtkKyTJ9bNTYx",
+    "y7bMNmQ09ZxlNL82uSxptFId+DK2Ico1Y7BftIQrZSh8s9kwebMhsg4sDLeXNHOuzDQ2M+myRSyi",
+    "uYy3upv7roAwAjGqM/8lqZK7L1OwIa2EsfE4RLYhOs+xd6/subUvRLm1tjC6J7PnNsa8u7Ruu9K4",
+    "iLPiuC03m7ozsju6TaVGNGW1VLl9OBm4XDgpuOm1hS2Srjo5LTGnuXawQLUNNY21xjSeLOw1/7CM",
+    "N5kpCjMsOtqzYLZBuEY5fbU3tx+sRbSxuEizprS3O4a5hS8FthErBTIJOV4zB7TJrqqzKzGStH4w",
+    "MrIYtpGRxjW3saI0BTG9rpgy2h9FN1W4sbTEpky4LLKNtcqoBzL1sUw4+TWr2g09yzxJPqvx9j2F",
+    "2rC9F/PlPeNATb7K6UK93B8vPiTfyj0TlJM9vFvDPRtnmDwhmSU+0z3RPcAiA7ukuks9QEERPlYC",
+    "GT0V6j07h/8YPirMljySupU8oy/ZPQc4h7zYDdo9d2HKPddo6TxF7j8+soScPa3k+D0t6eA9p1y+",
+    "Pck4JKp9tE4v/q5LN1En5DElMoOyIzA6Nw63SKrdtMAt1bFks+mmiTGxLuiusbDqrZ01ii0sOEor",
+    "Orj0LR8yVbLSOiSyo7FsNdCw1bE0qQ+ybJoaMx64GJqwshi4360pOS0snbDqMaStMS2bM5axKi+c",
+    "tkMxSTlZs382yzB8t241vaNDMe21kbA0tO0sGzg1tCQ0rTPqpjazbiR7tHq0iLVONVAq6jJzKvez",
+    "QbAHsCoptjQ4uA6xWDbNuB+yn7UKtBW5+6WYq1UxmLcqJ9SyUbBRt+64wa0wsggynLKBtZUygaAf",
+    "uKatYTc0OEezNK+3tWcxZrg7NHm2VTEbNMmrEK9Fski0Sqw0MI+2urc9MoitCTnHq72vZjj+L6k0",
+    "C6voMe06r7FVMzuwfLiQMRK2JDTdoGWtby4VrTSzmiRutM+oYbGGNYosxDZ6M2s7bLk4tFk2Siyv",
+    "NLmo5Cs9MAAxkLbWIWasbqy8sJm3h6f1rBulY6R7KZA1NbNlNeC2Eq34LUquxrczrTI1HrYgoAoz",
+    "wK8erm6x2rHcJH2skbJ3N6GvHTTsNpOs/jNesAuzzbYdKMuzNbiqtAi0fDIfsmKs/ilysrgoCTS6",
+    "LVwuobF6pvKsHrExtK2wOappMHM0BjVtqj42mTBztZizzzIoJKmzKrZnMS42iLY2t96pnrgnuE4p",
+    "/bTsNtc00rZFKxk1DTZZNXAxSzXKNCOz2yhoKjg5xrGBNfw5ajJSKqgogTkEOcU7ny1YOQ87dDZv",
+    "rIgsdzpGO4a79jjSNHy2RjQLvL+w1ipeNN+vbbBUNU01qLAGN9K1wDQINv0yOTwSsA0y+i/+Lwq0",
+    "zjXqtuUy6SCYMEC03zHkuic4zLi5ul43C71stma1NbhOuZu1UJ06MokscTDauf4oKjs9qAg1ibcD",
+    "uRm4kbjuKBy2PL0wNYqw/DUUvgayt7zfMlG527ZiOSe8FrpiuGG6Prg3tJQ8/KZ1o9sySrxdt+ku",
+    "G7hzMbq3rLxkvUOVXifLvD684LflJOUolbw3vNK+nLQ5N72vbjhOMG+9bbg0uD6y4KjlOi2uFaLK",
+    "Nai9Kb5pq6y4+LZVsm+8eL2LOuyzucCctua5d7W4NRS5UbvYKh4ysjhpNDqyjKPsqHo0jqrLKzU1",
+    "mzU7tPC4RDWYue6zYSwpOd22yq4pqkC20zSctoEvrTTBvIYwejxltpE1wraRNEK0ERsVNHw0dC+R",
+    "Oss4VbEBLF25gbWkNHcyXSfmM/g4gC9TM+ivqLZDsbeuVTjctH8zOiYJNtG0K7aEtHs0YjhWKCg8",
+    "rDiNPN854LCMq3g4b6KYNsU2/KynLyY3MDikNFW4ETZmOC85qTipMAE4ZDmwtiQ0va2eOSw1djph",
+    "NUgyLzHIOIGp2CacLq4xAiN5sI411DI+tBYrF7D/N2EpRxwzKUG55DYVNoQ1XLQJNuI5azTks5Q2",
+    "ALMyMs4sJ7MrsEIxBTg3uZa6kbexOUwsEDikMeieHbW9uNC2CDUbNCu2Ly2ZuBkmyTCSNlyyyLRE",
+    "LAMtL7rjKlq9fS2GMay1hCSANoU2QLqntde8STY6LR4sJzgvqb28kLLytfisbTEUua2tU7kyNqKw",
+    "b6j2Mbmxx7aRJ5+6bjbtuWAw5LAZu8A1si/QNW4n6rWNu/c4/rF1q9QucC7fOAo2KzhOKze0pLTO",
+    "tIkq8bTIvBe0czWfM0S39zO9OKmtTDX0NSu4tbiHPH26ZC0WMC+xwrzAqmW0UzhnOMY6xDdKM6Cw",
+    "5q8munO0H675LKYocLYHtAA4KDZ+slsy27LXnjg06LZ4s7c0QLoMLOUnL7RJtXouHjKHsE+pGbZV",
+    "q7U5xq2DMvmuB7PIpbk0DLcMpk2h5Td2tBIhh7jNNCM1X7GFtS+vZDKNtfCy2bRwMj64W7SQNgw4",
+    "XLPSrIksti60tEYzLzMPr0s0TrGgJVgslzVWMXmyizLysf8wmqmSqsQ0eLFuMPymyzp5NbMw2TVH",
+    "NGNBlTrWNvOyfSzUsik3kzEhMSQyhy9mLdmryjytthQu/j3sMY69Fa7Quey4QDV/t2EkUjC7OZWy",
+    "5SrBs72w5bS5sXW3cLdhMomzhjaAr3+2m6tytW4nZDOwNswuW7UaOJkxLzF5tSCx+jQ4N/k0CzRX",
+    "MOSzd6p0Lh4qcbXlMDgtPzbuNLo11y3uNCsr5zL3rWS1Aa6MOqW2VbEILpM0JzRAMbuWPTS1NnS4",
+    "ijMLNKs2jbj5LA+8La5CN7e0YzSLs28txzG4Kso2cy4wqX8edyA0svA5XbU5MmMwhCfLNekp4LfN",
+    "LIW2KDJOq/8NeTWQsMGqITYNNXSu3arJtF+48bLMNFIsgLk3miKup6OqtAS2TbR3tK20TbBVM1+y",
+    "ebHgN72w2y8jJCC3DLFSuEu24rVuNA6qe7bpteG3uq84saU3xzYIM9674Da1s5UwiDS0J82tubTx",
+    "LTg0p7dNtQepSjUpvA40DTVJOUW7JTQYNZ+z0LUjsrK05S9Ctfa45DIfL0U5sTkGs1yz6DbzsJGZ",
+    "ei8dNZ0ztK+YODWnhjawJscrXzm/s6kw2qwfLsm0Vy80ufe0MDCJOBE5PbwOM5+r9iyusEItQKpP",
+    "L704wzMBoeyzCSYasgAw1Theta60fK4XMKM7bisgLiWsgbJMsp+0+jjbtDwzwDZPNqm8bya/LBW4",
+    "s7Z4OTQ0zS3yONc11ys/tWq4wTMXpEk0tKh+Mz2kgDWZNm2wiTiBt+YlMC2qtNwxk6FVNtg1VTjc",
+    "t4WrbbWGtvi7JrUaN4SmZTDFM6wpEr0duyuvLyd0qCq5dzrutXsmYzBFs8E2qLtlspczfrXYNbSv",
+    "qTA9N/M2vLulOBK6P7nXvPy2CS9iNXIswDq2rG68h7Fvtn0uEi4Luns4W7jlIxm11DQYOJ+26ypL",
+    "N8a12DhivAS396mKNYa1hjT0tte4djFHvC44BDDUOFkzqrCSuLS2ay+/s7QxNbQCrbowQzcguVq2",
+    "3DpmuN4vt6vTsHS2sr0xtgU1jTesNqizlykMLyyVFjfKM6C0K7PYIHu5Ui2sNkUudy1PMjCpUzTP",
+    "OOqzZLSVNcumdCxzuDc3byi8sWC56a4INp80axk4rgGz3yhgN/cziTFxKrYoFbP4Im6y2CYVtsM3",
+    "Ta9VsDcuuqqJtF0thDUSuhkvCafqrAG2GjkdKW6uLjk2K9e4hKhBNMwrLDQ5sfIuYTExOCI2xjGi",
+    "twW5orS3qHc40LSXNBQx1jQYN4MzirYoMFg4nrTENS8ntjZVM62YeDQdvFkyHLJstk682KZuMRMx",
+    "+S2jNvMs265uuMuyzS5HNhe4HTbyLboxsTZONIAwfC78qlkpvLDDNuGw1DahNHQ4GLgrPB22+rYH",
+    "vaK5YjaUKay4nTdNOVO22Lnar3Q0d6yYoRY1IqwENxIw6aiEq1i2ZrD5tRM5bzSXuD80fK4oL3W1",
+    "+TpquhS3hbX7u98sEjymtMoxop8JtOCuIziuuGwxqroTMMq45SgotoYnFDaItWO4hJLetGGlcrh0",
+    "uQq1VjC1NByvX7QUtRM1frO0tqokdbRfuCavibIPM7E0XysXNdayyqlErXi4XKgPM+43TTTwJAy2",
+    "NrTssgav9DSYtIi1+Te9tCiwTjBTrwo0nzgOrl4xfLSTt503zjX9udqzqDQfMpczxzJBuG+4sawS",
+    "t9MvTzLorj0zU7pMM/S1VjWrqnQyNjX9rok1TLDZsRczYzPuL/G42rMTq58p0KxOtTSyWjPtKeK2",
+    "2LAXNBK0jblFNGq1mKhFMn676DAjKGy07DCSMWIylzSqM701g7Q8NXA4QjDMtEAxGTcJsZQ3iTjm",
+    "tgw2m612sH452DQ4NcG2qiojNGy3jjUCNyE6FDhluL401jfZNAswzS29uAgkNzZLsQo14TRrsHml",
+    "4bHaMHo02TKcpRa3K7YlMc80LzlVrmW40Tcxq7Etoacitl01+DA/Lnotvjhtp1+2c7cIuOq0lTUU",
+    "sak2obYptaCwAa1TOXAtI7qaMsusALLyunyvfjFvtd85cLX8rB6yT7gNMWAsYKxUMKsvkbMIM041",
+    "obRysJ61CiJSsckt+bQftXWu1LJtMI04PjjTryKlJrTGNGE3DbFaMXypn7Rjt/2ycrh+rTS13a7c",
+    "OXkuZCxOM+Qo67QoLLUsQ7KHtBiz6bcoOJKzTK5SsiukxxvwpS8yD7ZsNOCq3zfhJWkeuiUUOASo",
+    "DrOTsikyh7i9Mho5HbgothE1HLUvMIqzVzOUOL05ca4lLMWxaDkLslMtWrQittG0abvxONq0gjhU",
+    "NwC50DiuudSygbYmM4m7KDKJOta5bLXbsd6pz7Odr/yrMjfVLUKsVbeTuNA2hrShsWEhcLBXtly4",
+    "UzXmuIIvQTRuuFQyBLIjuOkraKuDr9Q1+zkHvBsrhbGINqg3sbjxt88u4SxKMzm0BrG+NX24bjmM",
+    "sBqmsbqlu7c0nrS9tXQ28KA+s3YoN7qAN5U4sbFurWStkrWGsfEwJDPYrcC4vSRsNO4vzjXRNvOm",
+    "1rG+t0S0GjDutoUqbbK2La42lLV3NPM0jTdULwSp2LQVJziv4TgLNpq0SrXTNFa0eikpMCgxzjQt",
+    "Mqgw37PFtdw0NSnwMi4ywDTRNKKqazG0LIA1ljdhss4sb6gAsJWqObOTtBqpNTEuNtwnWLV3sQA5",
+    "Yq04L2A0A7URKU0iFLf5rUMsdK+cOq83yrQCL4GpFbLSNzoqjSBYD80u5astNAG0X6wQLNS0ELCE",
+    "L9i3BzPDtc4zOjTKL/wxPjjVsx24HzSGNCI0RqcTODw0EzQjr8Sxx7FLNM8z0ie+ubiy97h7OEUw",
+    "GrO7NGC5AbSMJgC8crkzudgzra9KOL22fqsmtYizcbXaqn8r2rrkt9+5xThiuP+33jZZtYA1Jryp",
+    "tFMwrDYstqSwajS8vW+0xLhWueaxIpwINHIzKjgUsDy6hbdSMxe1yaOKtAa4pbqCvF845byBvNow",
+    "eTQIOne4Gbt1s8AyorjAN9w1Rb63NX66OKr7syonFTanNPItpbB/OI234DSbt/I63LXUujK1Zrp5",
+    "Mlm477OmNro1iK5guJa1qCsiKr0m7LTZJ6czZjL0teGt3rB6sJu11LjINWo2tba6tDcu9TDgLW04",
+    "lDAbhW8vKzRpqQ0qry4jNVi4DjMAtsE1zC05Mdwk9LUJtDgw8TU4NMcygzMFtNK0HCXTNn4hFa3L",
+    "MBQgy6rAHpuo96Y4Nwu0WBg6pcao67F8KP+2uCxutpy0obafrDAs5jHwNkIzPrKPODozoRxoNDk0",
+    "PLT4rwW1sje2skUnADHqHAQ3/KOeMAm4tDgSMmgymTFoqr81GrR6tsGrxjChOBI06a58suIvMLRa",
+    "sC8wdrEUKTmy8zPrM0Y6SqmYMMK3jjkwmre0OqB3KhqpeDVXtN4ysq/lMwC0vDYdt2Qr6TUquUSz",
+    "6LSMvbat7bRfNeQ0xiiQLjS1NrSZtQy4Ijb5tQu9pLwcsZs4J72guv04nLSTOOi5SreKt0M0j7o+",
+    "NPSyxri7sJG6JbovtnurvTg6IfA3hyUNuAK2kzJXsCk3z7nvu6Cw67nzOjC43bmpsYw49zUTvAK8",
+    "dreVs3esP7pNuJE0ILGBMyqr+zrguZCs37eyOEU2hbNBNeO1wai1MMe0NjUAOJMvArIYNIiuUDKj",
+    "sZQmqDMGNMa20rD1tPMwxbhrObOzIbc+LHY18LKVtAk11ziGtls3b7NnuHWm/zFrsmK2AiQEsbiN",
+    "yyh/tc8tzKCGuXu416rHLg6p3bffuTc0aK2iMBquezLUqdYwGDGoraUqhbaHMMGsKjQRLhU36zMf",
+    "sFy5UjbUuJk1vbnrLAquWbd/sCgthrVpuF25/7IXN1A0YbEANEq5NivbtYi2BCqQLvUxQrbGt8Sl",
+    "GC4KK3e2P6toNG6wEq63Ky80JrXPMTy5WrOnqSk2JzILtdk0wLTdudcwbbWqtU8wo7ZpMrm3MbaP",
+    "Jem5f7J4uyC7L7SLshMvsrG5q2KyRDhFKtM10DgHt0q6MDVMuD83bLbxM0QtSrj2uIK4MLzkNNi0",
+    "3TXfNho6LrlYtVu4LTNcuEKzl6izroayJC1jM/a7vrj1td4V8Dm2LSmxbac2tukn2bIhrkkzdTVk",
+    "LvQovS/nLxSyGLOdNFW0G7DFMjI2ZrWmsxgujrbQslQuyDGzq+uxvDLhsCe4LbfOrLK0OLm4LzOy",
+    "WrbkMjE4hjQPsfs3r68vKeiksLPhqe+ofqgZMmAkRxw4JTa0DbXxMCqnpa3GtNM0Ozh4tqUuMDXz",
+    "KIItwiOQrpG0DbuqLWW20igYtnq0srGLNC4qSDl4NfA0CTXGoS22My7jsEe2FiXAqWipeiRuM6Mt",
+    "sacQtCMwCDC2MEq056zAqpyhxrVnOrk29rQTrYA18olqsYew1LTiNFajQLiXLB44GbjSNU0hfSTE",
+    "sRu4XbRxMpMzTbElsK24gjO8Kv0oZLLBLX+m/K4gtbW4mLSFsZCm/7YLNGQ14rQ5MliqizPHNs20",
+    "6LTvMpYsSSzIOauyWi12sV6xhSdkNAK2tzXsNNGpe60rtqK0wjT0NKc3JrQJuaQ1/jMntasnijQP",
+    "Lm01D7VXtFcmiaS3rhoztrfgsQeuxzeeN2MurTUnEtS3dTCtNLc1fDlxsdU0bDVptjcuKTbZsMQs",
+    "FTlILpY0NixEtECrizExNQOwabXAqPMr2Di1OQIt2Kn2FmW4Bbjxu3E3vTkurdO9Zrn0rAqyvKyo",
+    "OCI0tDXAMjO5lLA4szWt8rE+sIG846h/JQYu8rIbtMe0uTKKMwm6dbaeuK65nbIyODK5TzSluxq4",
+    "YDaSNXsxjjfutKo0vrD1OPyt77r9p4K0uDh9vBG0ATlMrDa36TFuuNQ3prr3tmAw5DIDNL41Tbg7",
+    "Mru0kjjTsSy2DjnCtzMrLCwDNfyysDUBM3kl0rInNRagc7VmtcS1AzMKNFOohTNTuKixt6G3LG04",
+    "VrvdOKg2mDIyuFsogqoUOasw97D2tkOyUbiasEmxEbDcNCs4djFtIdA3BDnOLam2CSy7sLwyjanT",
+    "tYs0ICNwtD40O7L6NTywQbk5t/4w5rhRtVymvK6iN8c4OrmStK25pqRWNJI3hbDeuXKyWjWnNK2x",
+    "y7UZsfGzybgJvLO4f7qbuAi4a7FVorM3cbpPLEM0TDDVNlQ1nrApqbWxfLBqLzissrYvIBcxXLbc",
+    "tUc4vLa4r6M3mKUROPW4Yayxrj00ESzgNaQzHJuxNqYniTGVpfmmnjPsK24yqjXrNYe0zLHyNQI3",
+    "v7XxM6GqzjYBMBMhRrmUoLYr+jR+tnQvsKkzrU44GrnarLGunDRjKzi2vTaRLHi3uDg/Mgs08Ksq",
+    "L86yNTjZKNgijy5GmyuszLsBsAOwFS18NTezI7chsWqu67llOKS4aS0Cpdi1U7jhuzIvurUwuf40",
+    "w6t+q0oskzLDt2c2EC/dNXkwaL08r8W5mjUzuD23VKECNik0A7fWraU2Ab0VNT8uJ7eeKnO12jht",
+    "OBM1VCiSuFeziLmQNOI3ADTrt6ur4bHCLQQ0VznwqFS2bjMDtByqFznDsZItAh+or9CzhLPLM8Sx",
+    "Vh9zOpi3Ja5GOKKyeTR6NS61ICnQKK+w1TR0rP200C6Ks6W0ryPsMnG2xrHysyq0C7nrLyUxb6px",
+    "tDM45y+csB25MbCosNcq6y7aLj+z+i4DskeuyLfjMHQydjQ/uBy5ajbGunC4gbOfrxKxgzius8Sy",
+    "CjkMuPW40zlAM/IvFjjOuca3GSzivHK4rKnDOPY4kjQqsxEtHL1usygwJK4puVO4yLrduKI5TbmA",
+    "K+E0rLD+NIW7i7uBNza8QziztCW8db1NK/w4+TlcOHc4ebhRvKGyn7dXOZk55a6CNs+xjDhXMng1",
+    "cjhsuUw4GjYLtiU8tLj+Mvg5qqxNtOk19ijgqGI1TbIpt1W5VjR4tly05THrtbe2KapytVq5s7W2",
+    "NMA4eyydNwys5y6PsdirczV/rcM1jbgpMuiyQDV4JSe1LaizvG66iK2BLxIq7aN/LMUy1jHxq52w",
+    "CC3BLIGoRC/hsIu42qvhM3IsLzQrkikwQiaurDOoB6RgLrg+nFKHvlcxsL7j2f29lgDQu/L0RT8O",
+    "Rgc/0wEAvxBtgD541PW9MYM6vghGFj41SgS+Ik8ovtkveT3n0Z89jj8EP2EoGj1+ew6/xktRvcL8",
+    "FT5lkXU/xD/EPgh5A78bIwe+TDSuPlWFyb2k/zu++VKdvfxPOD4xofM+WaZxPzHgA0DhMfez0zKS",
+    "MSSws6/5sKE1VDFiNJgpYqketBwn+a5aNBEwUrTOMJqtWS2EN2o0B7FUIAwxNTWXs+AzyLIfqRYu",
+    "8bR8Mtqt5aOZLaOotp0asGOsJKYHrJAvajTIM2osy7E8rWs1PC4+MVqt+7JArAooHqvXrzS15TGp",
+    "rJQvWaO0qscxLrUqM7MuorHlMYavbDGyMqkzfTMvsGu1ximSrekyhS04tYArAbI8NIc3SDXtLLWy",
+    "dS+WM8+yFDRtsuc09DV3NAKxDi2Erj61Fi5isSE1cy9RLlowu61msv6yXbEjMiA10bXFMVyy+DQf",
+    "NFU1aTATriM0CTV+tZIymKy7Lis1aTB8sCouMrEVL0GuCquIKd6wPZ7qqygrXaEjsZapDicxLnWu",
+    "4K4YLcqueKynsXOpgrAWJ5QwBi23sBExDrFXrCUtJTXjqYwpry14rVsyUrWurFsvJqYgMrUu1C/i",
+    "NfstnazEMS+ttjSUsJaxKbE+LDOgtSppq4UqVaznL1Cuc6wrKIKutSmpsFMxx67PLL6vuK+kpnGu",
+    "VKrrrFOqX7CEMWEuCqwbMAqtnrA+K8irQTAWqpuwxTAUKd0qYKR/sEgr0g99r3IuS7EFr0apTbEX",
+    "scuqQ6gmMEctQjEGKw0mXKjFrBGxKrHQLCivpKxJLf6uLiwCoasoJ60fMKCwR7FpMLGxezaCqR0s",
+    "RzA/JyMwELPILiAobJdaLGUwo6qFJ1auTLQnMhErnjMmsne2jC3Eqk8pXSciKisxUaiXLi6qX6eG",
+    "tD0no61Mrwc19S4SNB2x0KplrDScZSwHLk4yWjF6K9m0xTIqsQMwYyg5tA2c9i0sqiElNrEANV6u",
+    "rjDDH8O0baVkqhuk3axbL26oGSrWKlgw6Chysn2xHbJbsoCxKafFMHmwSCrFrjcvwi1NKywwE7GY",
+    "sVWvkCEwMNgtqSdAq6OyKDbDtSqrUDUPMD0yP7M0re2vYbLxM3I2uyWKNN2sLLXCNHGsSjT7rkW1",
+    "qrRgLVgydK/8sSIvNq6kNUmxD7FKolu0EjYoqIezsDWpsVkwdS1sMX81qqRXs+C3mKyuL7MxXR6L",
+    "rsqvRzcYNLIwMjV8sbEyj6p/tyE4XLYJN4c1da9OrFOkuZ6dLrYvm6jpLu2wgap2sogoKaLgsK+x",
+    "oK0PsEOvaLIisQAuPrBBJSaokKyyIGYtVyIXqE8un6iJpB0zKbRSNbeslK8gsqepSi7pqSkxWyXu",
+    "HkEnFLQqsk6rDzZ3q4awubIsM2o2ciFNJD6uIjRlqBul7zT5J0ctfzI7HKAulbQvsFg11qqANCCz",
+    "k67rpm6vcqr4M1WgQJGEsEOt+jPqracyH6+dtZeroqqiLHgeBxx+prUrNTUFtPC0R7EJrdSowCSF",
+    "IUIbZ7GMMMUvAiuqJyGwlaQCsTAwArKfL1Uwea8LsiIoQ7EyskawCi5msAeuXa4TLsYomCwmrK2w",
+    "wCDjLG0u9LK7sVIsTyxVLP+tETHNJNWvT7ASlSSrQq+AsBQjaSjAL4Kvu7DbsHyxNzBIsEywLC22",
+    "LaSycayfqJwz2LSsrHku/i22LMm1wzCMozqw+i+DMZClTZi0Lxu1PTBHMKAqArBps9m07rF/o86v",
+    "NrLYNEEotTVOtC2y5S28KIywsC58r3QwYLFbK8+o1LEVLOitvKVBrUysoqxKLCqp6S2JKfKmsyme",
+    "rTyxmLC2sG+xXxMsqfux+it1LYQ0ErOoMqgsJrYUKZqk2TU1LykxDzIgmHmzuSvQpbuk8zVCtaEu",
+    "iycdK6A2vTB0qlCtNDW4NCy0HjXOsOw06TXKrIkvXaqcHGKko6WkqPqxBKBwMD0o9bEnIZmqWifq",
+    "sdodxrA9FlYtby7QqkYwdagDsJwr0KM8sbYtsDDALJiqpbLfNXa0yS1fLP4wLzIXqQcsZbSVKwys",
+    "5zDVMcwr0CbSsHY0J67UNOepSLEYroKs5iw5JXS0/C4ctO4s3Kz8sZAwuK0FNHcv5bJMLzSxQTQJ",
+    "Lpkj4jMzLwG23bQ1qZcv9zImtAqrrLFONu8w1TI9MASyUy/IKWKxJDb8sTklczEXKWOplTWzny22",
+    "0yyKsWU1YDHlNNcvzqgDs4Qpx56UMKAxu7S3MleyFzHbNfkzAK3ArdswBzEhtWoz0bQxLtAzAjQR",
+    "s9AuJapnsLGqhqTLNDQ0BDXILKYuz68eLdWxaTRXMjqt4DLnrgc0xjOtM4ccl7FwLl8zoirKJXCy",
+    "ZzMtL+uvZi06s6is/TOQLNcwtbUMLAwoW7SJM4Ms8jDrL5qovbICNhmm+i7cq7awuSVfsBGsOLQa",
+    "tKaiYLA4LiexkamGMoK0vymmquq00CHHswMz7CtYKaYizyz2ss+xDienLA4zEazeMI+0iDTgM+cx",
+    "kS2opwo0wSxpmd80BrRiKmE2tbKcLKeuqjA/NKkx2DEVrGuvg7NCsIY0BC6UMX4zmKpbtcs1rCzz",
+    "MIKobrDus02xkC0UsMWyYTMbs9g157Ass7wuDbWKLNksTLKpq2MgKjZBMEMuIDPxqJ+zMasFsa80",
+    "wTHltXonOaa6MpwyjipPDIyndidPNGSwqDQsrCwwkjJZqI8vELRLMCksASAKMvC0TCmAqImvOSUN",
+    "NUwuUiSSLG4SmjZUr1k1/LArtpOjSbDGNFYrJLSCNGawNjAprkKtcaM1qCs18K9prmcq96CZMpQw",
+    "kTJPNJeWvqnbpiWv+SpeMVq2EzPZsrEyJzU4NIWwsq3DpyckCayuLwiqRjSxMaI1azTtNa82EKh9",
+    "Nww4mjFbuOc37bbSOAu3PKpftDG2lrRKNxkzLKyLuES2FjZItSueNLZPtAa1uDZVoCw5NLmutYMz",
+    "LzaltDU0O7bZti82rSIjuAWo+jgzMIewp6y9tpM2+yEdtD4p4jGpJzovUbmiqjyzJyzytqYzALcn",
+    "szO1+2CwvOmpCj5ASTc+30mvu8j+Fr6IDEQ+NZjxvJNNBb4nsEw9+PqXPCbZuLzM+E4+FnSFPd/0",
+    "gT1AaZq8TVG5PGNVEz2XfTm+k/l1PnoqwruK+SS+lT4AvhoqJD6FZYe8bZ+pPdYUGr6W8gs9GXa2",
+    "PfdZPz4Z9AQ9gtbgvQjHEj49vpi+1YXDPRktmb4BLmm+l46YPIgNmj4qL6y9XufAPZ4YET5AP2U+",
+    "uYD8u/fzqj5bbq+/3CPnO3f7n75kMhY+0HkovfM49TsuL5Y+AlQSPtA1or5+m6e9uFKbPnYFvb7L",
+    "ekq+VoKPvpGZoT6A8Wi+ye2KPkqysr6vQWo+LqWBvlh/Ib3nNN286/jUPb7ahryF38885lcKPlzT",
+    "fj1z/RI+uKJ2vTWw3z31WuC8M7xRvAOoGj18cS4+2587Op+WmrzYoI29xZPkvXLdzz1UKRa9s8hz",
+    "vWMcHT2dF/c8QPXqvOc1Fz4PbN09GFUwPRhtq73q6JW9VVUdPrlpFT1WQSS+UtjCvKTRIj3oO7bf",
+    "2T+AHYo1sdd+1ja9qD/wEE6xKkn9tH1FyH6XRQ==",
+    nullptr};
+static const char *const EMBEDDED_WEIGHTS_NAME = "student-default.twnet";
+
+namespace tw {
+
+// ------------------------------------------------------------------ constants shared with Python
+// Each one is the Python bot's; tests/native/ reads the Python values and compares them with
+// what `bot --defaults` prints.
+constexpr double DEFAULT_BUDGET = 30.0;         // clock.DEFAULT_BUDGET
+constexpr double DEFAULT_SAFETY = 0.9;          // clock.DEFAULT_SAFETY
+constexpr double DEFAULT_PER_EMPTY = 0.7;       // clock.DEFAULT_PER_EMPTY
+constexpr double DEFAULT_C_PUCT = 1.5;          // search.DEFAULT_C_PUCT
+constexpr double DEFAULT_FPU_REDUCTION = 0.2;   // search.DEFAULT_FPU_REDUCTION
+constexpr int FIXED_BITS = 20;                  // network.FIXED_BITS
+constexpr int HIDDEN_BITS = 24;                 // network.HIDDEN_BITS
+constexpr double TERRITORY_K = 12.0;            // evaluation.TerritoryEvaluator k
+constexpr int FORMAT_VERSION = 1;               // weights.FORMAT_VERSION
+
+// ------------------------------------------------------------------ board and bitboards
+constexpr int SIZE = 6;  // the CodeCup board
+constexpr int SPAN = 2 * SIZE - 1;
+constexpr int STRIDE = 2 * SIZE;  // rules.py layout: cell (c, r) is bit c * STRIDE + r
+constexpr int NBITS = STRIDE * STRIDE;
+constexpr int NW = (NBITS + 63) / 64;
+constexpr int NUM_CELLS = 3 * SIZE * (SIZE - 1) + 1;
+constexpr int PASS = NUM_CELLS;
+enum { EMPTY = 0, RED = 1, WHITE = 2, NEUTRAL = 3 };
+static const int DIRS[6][2] = {{1, 0}, {-1, 0}, {0, 1}, {0, -1}, {1, 1}, {-1, -1}};
+
+struct Bits {
+    uint64_t w[NW];
+};
+
+inline Bits operator&(const Bits &a, const Bits &b) {
+    Bits r;
+    for (int i = 0; i < NW; ++i) r.w[i] = a.w[i] & b.w[i];
+    return r;
+}
+inline Bits operator|(const Bits &a, const Bits &b) {
+    Bits r;
+    for (int i = 0; i < NW; ++i) r.w[i] = a.w[i] | b.w[i];
+    return r;
+}
+inline Bits operator^(const Bits &a, const Bits &b) {
+    Bits r;
+    for (int i = 0; i < NW; ++i) r.w[i] = a.w[i] ^ b.w[i];
+    return r;
+}
+inline Bits operator~(const Bits &a) {
+    Bits r;
+    for (int i = 0; i < NW; ++i) r.w[i] = ~a.w[i];
+    return r;
+}
+inline Bits &operator|=(Bits &a, const Bits &b) {
+    for (int i = 0; i < NW; ++i) a.w[i] |= b.w[i];
+    return a;
+}
+inline Bits &operator&=(Bits &a, const Bits &b) {
+    for (int i = 0; i < NW; ++i) a.w[i] &= b.w[i];
+    return a;
+}
+inline bool operator==(const Bits &a, const Bits &b) {
+    for (int i = 0; i < NW; ++i)
+        if (a.w[i] != b.w[i]) return false;
+    return true;
+}
+inline bool any(const Bits &a) {
+    uint64_t x = 0;
+    for (int i = 0; i < NW; ++i) x |= a.w[i];
+    return x != 0;
+}
+inline int popcount64(uint64_t x) {
+#if defined(__GNUC__)
+    return __builtin_popcountll(x);
+#else
+    int n = 0;
+    while (x) {
+        x &= x - 1;
+        ++n;
+    }
+    return n;
+#endif
+}
+inline int lowest_bit(uint64_t x) {  // x != 0
+#if defined(__GNUC__)
+    return __builtin_ctzll(x);
+#else
+    int k = 0;
+    while (!(x & 1)) {
+        x >>= 1;
+        ++k;
+    }
+    return k;
+#endif
+}
+inline int count(const Bits &a) {
+    int n = 0;
+    for (int i = 0; i < NW; ++i) n += popcount64(a.w[i]);
+    return n;
+}
+inline Bits zero_bits() {
+    Bits r;
+    for (int i = 0; i < NW; ++i) r.w[i] = 0;
+    return r;
+}
+template <int K>
+inline Bits shl(const Bits &a) {
+    constexpr int q = K / 64, s = K % 64;
+    Bits r;
+    for (int i = NW - 1; i >= 0; --i) {
+        uint64_t v = 0;
+        if (i - q >= 0) {
+            v = a.w[i - q] << s;
+            if (s && i - q - 1 >= 0) v |= a.w[i - q - 1] >> (64 - s);
+        }
+        r.w[i] = v;
+    }
+    return r;
+}
+template <int K>
+inline Bits shr(const Bits &a) {
+    constexpr int q = K / 64, s = K % 64;
+    Bits r;
+    for (int i = 0; i < NW; ++i) {
+        uint64_t v = 0;
+        if (i + q < NW) {
+            v = a.w[i + q] >> s;
+            if (s && i + q + 1 < NW) v |= a.w[i + q + 1] << (64 - s);
+        }
+        r.w[i] = v;
+    }
+    return r;
+}
+inline Bits add(const Bits &a, const Bits &b) {
+    Bits r;
+    uint64_t carry = 0;
+    for (int i = 0; i < NW; ++i) {
+        uint64_t s = a.w[i] + carry;
+        uint64_t c1 = s < carry ? 1 : 0;
+        uint64_t t = s + b.w[i];
+        uint64_t c2 = t < s ? 1 : 0;
+        r.w[i] = t;
+        carry = c1 | c2;
+    }
+    return r;
+}
+
+struct Board {
+    int coord_c[NUM_CELLS], coord_r[NUM_CELLS];
+    int index[SPAN][SPAN];  // -1: not a cell
+    int bit_word[NUM_CELLS];
+    uint64_t bit_mask[NUM_CELLS];
+    int nbr[NUM_CELLS][6];  // first cell along each direction, NUM_CELLS off the board
+    int centre;
+    bool border[NUM_CELLS];
+    int16_t cell_of_bit[NW * 64];  // -1: not a cell
+    Bits mask;
+
+    Board() {
+        int n = 0;
+        for (int c = 0; c < SPAN; ++c)
+            for (int r = 0; r < SPAN; ++r) {
+                if (std::abs(c - r) <= SIZE - 1) {
+                    coord_c[n] = c;
+                    coord_r[n] = r;
+                    index[c][r] = n++;
+                } else {
+                    index[c][r] = -1;
+                }
+            }
+        mask = zero_bits();
+        for (int k = 0; k < NW * 64; ++k) cell_of_bit[k] = -1;
+        for (int i = 0; i < NUM_CELLS; ++i) {
+            int b = coord_c[i] * STRIDE + coord_r[i];
+            cell_of_bit[b] = int16_t(i);
+            bit_word[i] = b / 64;
+            bit_mask[i] = uint64_t(1) << (b % 64);
+            mask.w[b / 64] |= bit_mask[i];
+            int around = 0;
+            for (int d = 0; d < 6; ++d) {
+                int cc = coord_c[i] + DIRS[d][0], rr = coord_r[i] + DIRS[d][1];
+                bool on = cc >= 0 && rr >= 0 && cc < SPAN && rr < SPAN && index[cc][rr] >= 0;
+                nbr[i][d] = on ? index[cc][rr] : NUM_CELLS;
+                around += on ? 1 : 0;
+            }
+            border[i] = around < 6;
+        }
+        centre = index[SIZE - 1][SIZE - 1];
+    }
+    bool has(const Bits &b, int i) const { return (b.w[bit_word[i]] & bit_mask[i]) != 0; }
+    void set(Bits &b, int i) const { b.w[bit_word[i]] |= bit_mask[i]; }
+    void clear(Bits &b, int i) const { b.w[bit_word[i]] &= ~bit_mask[i]; }
+    Bits bit(int i) const {
+        Bits b = zero_bits();
+        set(b, i);
+        return b;
+    }
+    template <class F>
+    void cells(const Bits &b, F f) const {  // cell order = bit order
+        for (int wi = 0; wi < NW; ++wi) {
+            uint64_t x = b.w[wi];
+            while (x) {
+                int cell = cell_of_bit[wi * 64 + lowest_bit(x)];
+                x &= x - 1;
+                if (cell >= 0) f(cell);
+            }
+        }
+    }
+    std::string name(int i) const {
+        return std::string(1, char('A' + coord_c[i])) + std::to_string(coord_r[i] + 1);
+    }
+    // Cell index of a name such as "F6" (text already stripped), -1 if not a cell.
+    int parse(const std::string &s) const {
+        if (s.size() < 2) return -1;
+        int c = s[0] - 'A';
+        if (c < 0 || c >= SPAN || s[1] == '0') return -1;
+        long r = 0;
+        for (size_t k = 1; k < s.size(); ++k) {
+            if (s[k] < '0' || s[k] > '9') return -1;
+            r = r * 10 + (s[k] - '0');
+            if (r > 1000) return -1;
+        }
+        r -= 1;
+        if (r < 0 || r >= SPAN) return -1;
+        return index[c][r];
+    }
+};
+
+static const Board BOARD;
+
+// --------------------------------------------------------------------- bit planes and sight
+struct Planes {
+    Bits p[3];  // bit k of every cell's count
+};
+
+// Cells where count a > count b (rules.greater).
+inline Bits greater(const Planes &a, const Planes &b) {
+    const Bits &a0 = a.p[0], &a1 = a.p[1], &a2 = a.p[2];
+    const Bits &b0 = b.p[0], &b1 = b.p[1], &b2 = b.p[2];
+    return (a2 & ~b2) | (~(a2 ^ b2) & ((a1 & ~b1) | (~(a1 ^ b1) & a0 & ~b0)));
+}
+
+inline int count_at(const Planes &pl, int i) {
+    return (BOARD.has(pl.p[0], i) ? 1 : 0) + (BOARD.has(pl.p[1], i) ? 2 : 0) + (BOARD.has(pl.p[2], i) ? 4 : 0);
+}
+
+// Occluded fill of two generators through one propagator: cells see up (views travel down).
+template <int STEP>
+inline void fill_down(const Bits &empty, Bits &g1, Bits &g2) {
+    Bits pr = empty;
+    g1 |= pr & shr<STEP>(g1);
+    g2 |= pr & shr<STEP>(g2);
+    pr &= shr<STEP>(pr);
+    if (!any(pr)) return;
+    g1 |= pr & shr<2 * STEP>(g1);
+    g2 |= pr & shr<2 * STEP>(g2);
+    pr &= shr<2 * STEP>(pr);
+    if (!any(pr)) return;
+    g1 |= pr & shr<4 * STEP>(g1);
+    g2 |= pr & shr<4 * STEP>(g2);
+    pr &= shr<4 * STEP>(pr);
+    if (!any(pr)) return;
+    g1 |= pr & shr<8 * STEP>(g1);
+    g2 |= pr & shr<8 * STEP>(g2);
+    pr &= shr<8 * STEP>(pr);
+    if (!any(pr)) return;
+    g1 |= pr & shr<16 * STEP>(g1);  // runs of empty cells are shorter than 16 on every board here
+    g2 |= pr & shr<16 * STEP>(g2);
+}
+template <int STEP>
+inline void fill_up(const Bits &empty, Bits &g1, Bits &g2) {
+    Bits pr = empty;
+    g1 |= pr & shl<STEP>(g1);
+    g2 |= pr & shl<STEP>(g2);
+    pr &= shl<STEP>(pr);
+    if (!any(pr)) return;
+    g1 |= pr & shl<2 * STEP>(g1);
+    g2 |= pr & shl<2 * STEP>(g2);
+    pr &= shl<2 * STEP>(pr);
+    if (!any(pr)) return;
+    g1 |= pr & shl<4 * STEP>(g1);
+    g2 |= pr & shl<4 * STEP>(g2);
+    pr &= shl<4 * STEP>(pr);
+    if (!any(pr)) return;
+    g1 |= pr & shl<8 * STEP>(g1);
+    g2 |= pr & shl<8 * STEP>(g2);
+    pr &= shl<8 * STEP>(pr);
+    if (!any(pr)) return;
+    g1 |= pr & shl<16 * STEP>(g1);
+    g2 |= pr & shl<16 * STEP>(g2);
+}
+
+inline Planes adder(const Bits v[6]) {
+    Bits t = v[0] ^ v[1];
+    Bits s1 = t ^ v[2];
+    Bits k1 = (v[0] & v[1]) | (t & v[2]);
+    t = v[3] ^ v[4];
+    Bits s2 = t ^ v[5];
+    Bits k2 = (v[3] & v[4]) | (t & v[5]);
+    Bits k3 = s1 & s2;
+    t = k1 ^ k2;
+    Planes out;
+    out.p[0] = s1 ^ s2;
+    out.p[1] = t ^ k3;
+    out.p[2] = (k1 & k2) | (k3 & t);
+    return out;
+}
+
+// How many rays from each cell see a stack of `a` (resp. `b`) first; `empty`: the empty cells.
+inline void sight2(const Bits &a, const Bits &b, const Bits &empty, Planes &pa, Planes &pb) {
+    const Bits &mask = BOARD.mask;
+    Bits va[6], vb[6];
+    va[0] = (add(empty, shl<1>(a)) ^ empty) & mask;  // (0, -1): a carry up each row
+    vb[0] = (add(empty, shl<1>(b)) ^ empty) & mask;
+    Bits ga = a, gb = b;
+    fill_down<STRIDE>(empty, ga, gb);
+    va[1] = shr<STRIDE>(ga) & mask;
+    vb[1] = shr<STRIDE>(gb) & mask;
+    ga = a, gb = b;
+    fill_down<1>(empty, ga, gb);
+    va[2] = shr<1>(ga) & mask;
+    vb[2] = shr<1>(gb) & mask;
+    ga = a, gb = b;
+    fill_down<STRIDE + 1>(empty, ga, gb);
+    va[3] = shr<STRIDE + 1>(ga) & mask;
+    vb[3] = shr<STRIDE + 1>(gb) & mask;
+    ga = a, gb = b;
+    fill_up<STRIDE>(empty, ga, gb);
+    va[4] = shl<STRIDE>(ga) & mask;
+    vb[4] = shl<STRIDE>(gb) & mask;
+    ga = a, gb = b;
+    fill_up<STRIDE + 1>(empty, ga, gb);
+    va[5] = shl<STRIDE + 1>(ga) & mask;
+    vb[5] = shl<STRIDE + 1>(gb) & mask;
+    pa = adder(va);
+    pb = adder(vb);
+}
+
+// ----------------------------------------------------------------------------- positions
+struct Pos {
+    Bits red, white, neutral;
+    Planes h;  // heights as 3 bit planes
+    int to_move = RED;
+    int passes = 0;
+    int ply = 0;
+    int last_move = -1;
+    bool over = false;
+    int forfeit = 0;
+};
+
+// What a position computes once: sight, territory, comparisons (rules.Position's caches).
+struct Info {
+    Planes rc, wc;
+    Bits tr, tw;
+    Bits red_up, white_up, red_more, white_more;
+};
+
+inline Bits empty_of(const Pos &p) { return BOARD.mask & ~(p.red | p.white | p.neutral); }
+
+// One CodeCup territory simulation: `first` fills every legal placement, then `second` does;
+// `second`'s stacks at the end (rules.territory_bits, one lane pair).
+static Bits simulate(Bits first, Bits second, Bits neutral, Planes h, Planes f, Planes s) {
+    const Bits &mask = BOARD.mask;
+    Bits up, sui;
+    while (true) {
+        up = greater(f, h);
+        sui = greater(s, f);
+        Bits fresh = up & ~sui & ~first;
+        if (!any(fresh)) break;
+        first |= fresh;
+        second &= ~fresh;
+        neutral &= ~fresh;
+        Bits empty = mask & ~(first | second | neutral);
+        sight2(first, second, empty, f, s);
+    }
+    Bits fix = first & up & ~sui;
+    if (any(fix)) {
+        Bits keep = ~fix;
+        for (int k = 0; k < 3; ++k) h.p[k] = (h.p[k] & keep) | (f.p[k] & fix);
+    }
+    while (true) {
+        up = greater(s, h);
+        sui = greater(f, s);
+        Bits fresh = up & ~sui & ~second;
+        if (!any(fresh)) break;
+        second |= fresh;
+        first &= ~fresh;
+        neutral &= ~fresh;
+        Bits empty = mask & ~(first | second | neutral);
+        sight2(first, second, empty, f, s);
+    }
+    return second;
+}
+
+static void analyse(const Pos &p, Info &info) {
+    sight2(p.red, p.white, empty_of(p), info.rc, info.wc);
+    info.red_up = greater(info.rc, p.h);
+    info.white_up = greater(info.wc, p.h);
+    info.red_more = greater(info.rc, info.wc);
+    info.white_more = greater(info.wc, info.rc);
+    info.tr = simulate(p.white, p.red, p.neutral, p.h, info.wc, info.rc);
+    info.tw = simulate(p.red, p.white, p.neutral, p.h, info.rc, info.wc);
+}
+
+inline Bits legal_bits(const Info &info, int colour) {
+    return colour == RED ? info.red_up & ~info.white_more : info.white_up & ~info.red_more;
+}
+
+// Sorted legal placements, or the pass alone (rules.Position.legal_moves, CodeCup).
+static void legal_moves(const Pos &p, const Info &info, std::vector<int> &out) {
+    out.clear();
+    if (p.over) return;
+    BOARD.cells(legal_bits(info, p.to_move), [&](int c) { out.push_back(c); });
+    if (out.empty()) out.push_back(PASS);
+}
+
+// Sight of one cell for a colour, by walking its 6 rays.
+static int sight_at(const Pos &p, int cell, int colour) {
+    const Bits &mine = colour == RED ? p.red : p.white;
+    int n = 0;
+    for (int d = 0; d < 6; ++d) {
+        int j = BOARD.nbr[cell][d];
+        while (j < NUM_CELLS) {
+            if (BOARD.has(p.red, j) || BOARD.has(p.white, j) || BOARD.has(p.neutral, j)) {
+                if (BOARD.has(mine, j)) ++n;
+                break;
+            }
+            j = BOARD.nbr[j][d];
+        }
+    }
+    return n;
+}
+
+// The stacks after a legal move (no end test): the move's height is the mover's sight.
+static void place(Pos &p, int move) {
+    int mover = p.to_move;
+    if (move == PASS) {
+        p.passes += 1;
+    } else {
+        int s = sight_at(p, move, mover);
+        if (mover == RED) {
+            BOARD.set(p.red, move);
+            BOARD.clear(p.white, move);
+        } else {
+            BOARD.set(p.white, move);
+            BOARD.clear(p.red, move);
+        }
+        BOARD.clear(p.neutral, move);
+        for (int k = 0; k < 3; ++k) {
+            if (s >> k & 1)
+                BOARD.set(p.h.p[k], move);
+            else
+                BOARD.clear(p.h.p[k], move);
+        }
+        p.passes = 0;
+    }
+    p.ply += 1;
+    p.last_move = move;
+    p.to_move = 3 - mover;
+}
+
+// A legal move with the CodeCup end test; `info` becomes the new position's.
+static void play(Pos &p, int move, Info &info) {
+    place(p, move);
+    analyse(p, info);
+    if (p.passes >= 2) {
+        p.over = true;
+    } else if ((info.tr | info.tw) == BOARD.mask) {
+        p.over = true;
+    }
+}
+
+static Pos start_position(int red_cell, int white_cell) {
+    Pos p;
+    p.red = BOARD.bit(red_cell);
+    p.white = BOARD.bit(white_cell);
+    p.neutral = BOARD.bit(BOARD.centre);
+    p.h.p[0] = p.red | p.white;
+    p.h.p[1] = p.neutral;
+    p.h.p[2] = zero_bits();
+    return p;
+}
+
+inline bool same_position(const Pos &a, const Pos &b) {
+    return a.to_move == b.to_move && a.red == b.red && a.white == b.white && a.neutral == b.neutral &&
+           a.h.p[0] == b.h.p[0] && a.h.p[1] == b.h.p[1] && a.h.p[2] == b.h.p[2] && a.passes == b.passes &&
+           a.over == b.over;
+}
+
+static void score(const Info &info, int &r_points, int &w_points) {
+    int r = count(info.tr), w = count(info.tw);
+    if (r > w) {
+        r_points = 200 + r;
+        w_points = 100 + w;
+    } else if (w > r) {
+        r_points = 100 + r;
+        w_points = 200 + w;
+    } else {
+        r_points = 100 + r;
+        w_points = 100 + w;
+    }
+}
+
+// +1 / -1 / 0: a finished game's result for the side to move (search.result_value, CodeCup).
+static double result_value(const Pos &p, const Info &info) {
+    int r = count(info.tr), w = count(info.tw);
+    int winner = r > w ? RED : w > r ? WHITE : 0;
+    if (winner == 0) return 0.0;
+    return winner == p.to_move ? 1.0 : -1.0;
+}
+
+// ------------------------------------------------------------------------ errors
+struct Error {
+    std::string message;
+};
+
+// --------------------------------------------------------------------- sha256 and base64
+struct Sha256 {
+    uint32_t h[8];
+    std::vector<unsigned char> buf;
+    uint64_t total = 0;
+    static uint32_t rotr(uint32_t x, int n) { return (x >> n) | (x << (32 - n)); }
+    Sha256() {
+        static const uint32_t init[8] = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
+                                         0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};
+        std::memcpy(h, init, sizeof h);
+    }
+    void block(const unsigned char *p) {
+        static const uint32_t k[64] = {
+            0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
+            0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174,
+            0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc, 0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da,
+            0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7, 0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967,
+            0x27b70a85, 0x2e1b2138, 0x4d2c6dfc, 0x53380d13, 0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85,
+            0xa2bfe8a1, 0xa81a664b, 0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070,
+            0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3,
+            0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2};
+        uint32_t w[64];
+        for (int i = 0; i < 16; ++i)
+            w[i] = uint32_t(p[4 * i]) << 24 | uint32_t(p[4 * i + 1]) << 16 | uint32_t(p[4 * i + 2]) << 8 |
+                   uint32_t(p[4 * i + 3]);
+        for (int i = 16; i < 64; ++i) {
+            uint32_t s0 = rotr(w[i - 15], 7) ^ rotr(w[i - 15], 18) ^ (w[i - 15] >> 3);
+            uint32_t s1 = rotr(w[i - 2], 17) ^ rotr(w[i - 2], 19) ^ (w[i - 2] >> 10);
+            w[i] = w[i - 16] + s0 + w[i - 7] + s1;
+        }
+        uint32_t a = h[0], b = h[1], c = h[2], d = h[3], e = h[4], f = h[5], g = h[6], hh = h[7];
+        for (int i = 0; i < 64; ++i) {
+            uint32_t S1 = rotr(e, 6) ^ rotr(e, 11) ^ rotr(e, 25);
+            uint32_t ch = (e & f) ^ (~e & g);
+            uint32_t t1 = hh + S1 + ch + k[i] + w[i];
+            uint32_t S0 = rotr(a, 2) ^ rotr(a, 13) ^ rotr(a, 22);
+            uint32_t mj = (a & b) ^ (a & c) ^ (b & c);
+            uint32_t t2 = S0 + mj;
+            hh = g;
+            g = f;
+            f = e;
+            e = d + t1;
+            d = c;
+            c = b;
+            b = a;
+            a = t1 + t2;
+        }
+        h[0] += a, h[1] += b, h[2] += c, h[3] += d, h[4] += e, h[5] += f, h[6] += g, h[7] += hh;
+    }
+    std::string digest(const unsigned char *data, size_t n) {
+        std::vector<unsigned char> m(data, data + n);
+        uint64_t bits = uint64_t(n) * 8;
+        m.push_back(0x80);
+        while (m.size() % 64 != 56) m.push_back(0);
+        for (int i = 7; i >= 0; --i) m.push_back((unsigned char)(bits >> (8 * i)));
+        for (size_t i = 0; i < m.size(); i += 64) block(&m[i]);
+        std::string out;
+        for (int i = 0; i < 8; ++i)
+            for (int j = 3; j >= 0; --j) out.push_back(char((h[i] >> (8 * j)) & 0xff));
+        return out;
+    }
+};
+
+static std::vector<unsigned char> base64_decode(const std::string &text) {
+    std::vector<unsigned char> out;
+    uint32_t acc = 0;
+    int bits = 0;
+    for (char ch : text) {
+        int v;
+        if (ch >= 'A' && ch <= 'Z')
+            v = ch - 'A';
+        else if (ch >= 'a' && ch <= 'z')
+            v = ch - 'a' + 26;
+        else if (ch >= '0' && ch <= '9')
+            v = ch - '0' + 52;
+        else if (ch == '+')
+            v = 62;
+        else if (ch == '/')
+            v = 63;
+        else
+            continue;  // padding, newlines
+        acc = (acc << 6) | uint32_t(v);
+        bits += 6;
+        if (bits >= 8) {
+            bits -= 8;
+            out.push_back((unsigned char)((acc >> bits) & 0xff));
+        }
+    }
+    return out;
+}
+
+// ------------------------------------------------------------------ a small JSON reader
+struct Json {
+    enum Kind { NUL, BOOL, NUM, STR, ARR, OBJ } kind = NUL;
+    double num = 0;
+    bool flag = false;
+    std::string str;
+    std::vector<Json> items;
+    std::map<std::string, Json> fields;
+    const Json *get(const std::string &k) const {
+        auto it = fields.find(k);
+        return it == fields.end() ? nullptr : &it->second;
+    }
+};
+
+struct JsonReader {
+    const std::string &s;
+    size_t i = 0;
+    explicit JsonReader(const std::string &text) : s(text) {}
+    [[noreturn]] void fail() { throw Error{"not valid JSON"}; }
+    void ws() {
+        while (i < s.size() && (s[i] == ' ' || s[i] == '\n' || s[i] == '\r' || s[i] == '\t')) ++i;
+    }
+    Json value(int depth = 0) {
+        if (depth > 64) fail();
+        ws();
+        if (i >= s.size()) fail();
+        Json j;
+        char ch = s[i];
+        if (ch == '{') {
+            j.kind = Json::OBJ;
+            ++i;
+            ws();
+            if (i < s.size() && s[i] == '}') {
+                ++i;
+                return j;
+            }
+            while (true) {
+                ws();
+                if (i >= s.size() || s[i] != '"') fail();
+                std::string key = string();
+                ws();
+                if (i >= s.size() || s[i] != ':') fail();
+                ++i;
+                j.fields[key] = value(depth + 1);
+                ws();
+                if (i < s.size() && s[i] == ',') {
+                    ++i;
+                    continue;
+                }
+                if (i < s.size() && s[i] == '}') {
+                    ++i;
+                    return j;
+                }
+                fail();
+            }
+        }
+        if (ch == '[') {
+            j.kind = Json::ARR;
+            ++i;
+            ws();
+            if (i < s.size() && s[i] == ']') {
+                ++i;
+                return j;
+            }
+            while (true) {
+                j.items.push_back(value(depth + 1));
+                ws();
+                if (i < s.size() && s[i] == ',') {
+                    ++i;
+                    continue;
+                }
+                if (i < s.size() && s[i] == ']') {
+                    ++i;
+                    return j;
+                }
+                fail();
+            }
+        }
+        if (ch == '"') {
+            j.kind = Json::STR;
+            j.str = string();
+            return j;
+        }
+        if (s.compare(i, 4, "true") == 0) {
+            i += 4;
+            j.kind = Json::BOOL;
+            j.flag = true;
+            return j;
+        }
+        if (s.compare(i, 5, "false") == 0) {
+            i += 5;
+            j.kind = Json::BOOL;
+            return j;
+        }
+        if (s.compare(i, 4, "null") == 0) {
+            i += 4;
+            return j;
+        }
+        size_t start = i;
+        while (i < s.size() && (std::strchr("+-0123456789.eE", s[i]) != nullptr)) ++i;
+        if (start == i) fail();
+        j.kind = Json::NUM;
+        j.num = std::strtod(s.substr(start, i - start).c_str(), nullptr);
+        return j;
+    }
+    std::string string() {
+        std::string out;
+        ++i;  // the opening quote
+        while (i < s.size() && s[i] != '"') {
+            if (s[i] == '\\') {
+                ++i;
+                if (i >= s.size()) fail();
+                char e = s[i];
+                if (e == 'u') {
+                    if (i + 4 >= s.size()) fail();
+                    unsigned code = unsigned(std::strtoul(s.substr(i + 1, 4).c_str(), nullptr, 16));
+                    out.push_back(code < 128 ? char(code) : '?');  // names in our headers are ASCII
+                    i += 4;
+                } else {
+                    out.push_back(e == 'n' ? '\n' : e == 't' ? '\t' : e == 'r' ? '\r' : e == 'b' ? '\b'
+                                  : e == 'f'                          ? '\f'
+                                                                      : e);
+                }
+                ++i;
+            } else {
+                out.push_back(s[i++]);
+            }
+        }
+        if (i >= s.size()) fail();
+        ++i;
+        return out;
+    }
+};
+
+// ------------------------------------------------------------------------ the weights file
+static const char MAGIC[8] = {'T', 'W', 'N', 'E', 'T', '\r', '\n', '\x1a'};
+
+struct Tensor {
+    std::vector<int> shape;
+    std::vector<double> values;  // row-major
+};
+
+struct Weights {
+    int board_size = 0;
+    Json header;
+    std::map<std::string, Tensor> tensors;
+    const Tensor &tensor(const std::string &name) const {
+        auto it = tensors.find(name);
+        if (it == tensors.end()) throw Error{"the weights file has no tensor '" + name + "'"};
+        return it->second;
+    }
+};
+
+inline uint32_t le32(const unsigned char *p) {
+    return uint32_t(p[0]) | uint32_t(p[1]) << 8 | uint32_t(p[2]) << 16 | uint32_t(p[3]) << 24;
+}
+inline double f32_at(const unsigned char *p) {
+    uint32_t u = le32(p);
+    float f;
+    std::memcpy(&f, &u, 4);
+    return double(f);
+}
+inline double f16_at(const unsigned char *p) {
+    unsigned u = unsigned(p[0]) | unsigned(p[1]) << 8;
+    int sign = (u >> 15) & 1, e = (u >> 10) & 31, m = u & 1023;
+    double v;
+    if (e == 0)
+        v = std::ldexp(double(m), -24);
+    else if (e == 31)
+        v = m ? NAN : INFINITY;
+    else
+        v = std::ldexp(double(m + 1024), e - 25);
+    return sign ? -v : v;
+}
+
+static Weights parse_weights(const std::vector<unsigned char> &data, const std::string &name) {
+    const size_t prefix = 20, digest_size = 32;
+    if (data.size() < prefix + digest_size)
+        throw Error{name + ": too short to be a tw_rl weights file (" + std::to_string(data.size()) + " bytes)"};
+    if (std::memcmp(data.data(), MAGIC, 8) != 0) throw Error{name + ": not a tw_rl weights file (bad magic)"};
+    int version = data[8] | data[9] << 8;
+    int size = data[10] | data[11] << 8;
+    uint64_t header_len = le32(&data[12]), data_len = le32(&data[16]);
+    if (version != FORMAT_VERSION)
+        throw Error{name + ": weights format version " + std::to_string(version) + ", this bot reads version " +
+                    std::to_string(FORMAT_VERSION) + " only"};
+    uint64_t end = prefix + header_len + data_len;
+    if (data.size() != end + digest_size)
+        throw Error{name + ": " + std::to_string(data.size()) + " bytes where its lengths say " +
+                    std::to_string(end + digest_size) + " (truncated or padded)"};
+    Sha256 sha;
+    if (sha.digest(data.data(), size_t(end)) != std::string(data.begin() + long(end), data.end()))
+        throw Error{name + ": checksum mismatch (the file is damaged)"};
+    Weights w;
+    w.board_size = size;
+    std::string text(data.begin() + prefix, data.begin() + long(prefix + header_len));
+    try {
+        JsonReader reader(text);
+        w.header = reader.value();
+    } catch (const Error &) {
+        throw Error{name + ": unreadable header (not valid JSON)"};
+    }
+    const Json *specs = w.header.kind == Json::OBJ ? w.header.get("tensors") : nullptr;
+    if (specs == nullptr || specs->kind != Json::ARR) throw Error{name + ": unreadable header (no tensor list)"};
+    struct Spec {
+        std::string name, dtype;
+        std::vector<int> shape;
+    };
+    std::vector<Spec> list;
+    uint64_t need = 0;
+    for (const Json &t : specs->items) {
+        const Json *tn = t.get("name"), *ts = t.get("shape"), *td = t.get("dtype");
+        if (!tn || !ts || !td || tn->kind != Json::STR || ts->kind != Json::ARR || td->kind != Json::STR)
+            throw Error{name + ": unreadable header (a tensor lacks name, shape or dtype)"};
+        Spec sp{tn->str, td->str, {}};
+        for (const Json &d : ts->items) sp.shape.push_back(d.kind == Json::NUM ? int(d.num) : 0);
+        bool ok_dtype = sp.dtype == "f32" || sp.dtype == "f16" || sp.dtype == "i8";
+        int low = sp.shape.empty() ? 0 : *std::min_element(sp.shape.begin(), sp.shape.end());
+        if (!ok_dtype || sp.shape.empty() || sp.shape.size() > 2 || low < 1)
+            throw Error{name + ": tensor '" + sp.name + "' has an unsupported dtype or shape"};
+        uint64_t n = 1;
+        for (int d : sp.shape) n *= uint64_t(d);
+        need += sp.dtype == "f32" ? 4 * n : sp.dtype == "f16" ? 2 * n : 4 * uint64_t(sp.shape[0]) + n;
+        list.push_back(sp);
+    }
+    if (need != data_len)
+        throw Error{name + ": the header describes " + std::to_string(need) + " data bytes, the file holds " +
+                    std::to_string(data_len)};
+    if (size != SIZE)
+        throw Error{name + ": the network was made for the size-" + std::to_string(size) +
+                    " board, not size " + std::to_string(SIZE)};
+    size_t off = prefix + header_len;
+    for (const Spec &sp : list) {
+        Tensor t;
+        t.shape = sp.shape;
+        size_t n = 1;
+        for (int d : sp.shape) n *= size_t(d);
+        t.values.resize(n);
+        if (sp.dtype == "f32") {
+            for (size_t k = 0; k < n; ++k) t.values[k] = f32_at(&data[off + 4 * k]);
+            off += 4 * n;
+        } else if (sp.dtype == "f16") {
+            for (size_t k = 0; k < n; ++k) t.values[k] = f16_at(&data[off + 2 * k]);
+            off += 2 * n;
+        } else {
+            size_t rows = size_t(sp.shape[0]), cols = n / rows;
+            for (size_t r = 0; r < rows; ++r) {
+                double scale = f32_at(&data[off + 4 * r]);
+                for (size_t c = 0; c < cols; ++c) {
+                    int q = int(int8_t(data[off + 4 * rows + r * cols + c]));
+                    t.values[r * cols + c] = double(q) * scale;
+                }
+            }
+            off += 4 * rows + n;
+        }
+        w.tensors[sp.name] = t;
+    }
+    return w;
+}
+
+static std::vector<unsigned char> read_file(const std::string &path) {
+    std::FILE *f = std::fopen(path.c_str(), "rb");
+    if (!f) throw Error{"weights file not found: " + path};
+    std::vector<unsigned char> data;
+    unsigned char buf[65536];
+    size_t got;
+    while ((got = std::fread(buf, 1, sizeof buf, f)) > 0) data.insert(data.end(), buf, buf + got);
+    bool bad = std::ferror(f) != 0;
+    std::fclose(f);
+    if (bad) throw Error{"cannot read weights file " + path};
+    return data;
+}
+
+// ------------------------------------------------------------------------ evaluators
+// The seam (evaluation.py): moves in the evaluator's order with their priors, and a value for
+// the side to move.  `root`: the moves must be the legal moves in cell order (the search then
+// renormalises, as search.Node.expand does with `legal`).
+struct Evaluation {
+    std::vector<int> moves;
+    std::vector<double> priors;
+    double value = 0.0;
+};
+
+class Evaluator {
+  public:
+    virtual ~Evaluator() = default;
+    virtual void evaluate(const Pos &p, const Info &info, bool root, Evaluation &out) = 0;
+};
+
+// ------------------------------------------------------------------------ the student network
+constexpr int MAX_H = 6;
+constexpr int OWNER_ROWS = 4 * (MAX_H + 1);  // 28
+constexpr int SIGHT_ROWS = 49;
+constexpr int STATUS_ROWS = 16;
+constexpr int ROWS = OWNER_ROWS + SIGHT_ROWS + STATUS_ROWS;  // 93
+constexpr int NUM_CODES = OWNER_ROWS * SIGHT_ROWS * STATUS_ROWS;
+
+class Network : public Evaluator {
+  public:
+    int width = 0, hidden = 0, directions = 1;
+    std::vector<double> self_rows, msg_rows;  // ROWS x W (msg: D * ROWS x W, already / 6)
+    std::vector<int64_t> const_q;             // per cell: round((bias + missing edges) * 2**20)
+    std::vector<double> policy_w_fixed, hidden_w, hidden_g, hidden_b, value_w, pass_w;
+    double policy_b = 0, value_b = 0, pass_b = 0;
+    std::vector<int64_t> hidden_q;  // H x W: round(G * 2**24)
+    int col_bias_exp = 0;
+    // code -> slot; slots hold the packed self vector and D messages
+    std::vector<int32_t> slot_of;
+    std::vector<int64_t> slots;
+    // int32 copies when no sum of 8 rows can leave int32 (checked at load): twice the SIMD lanes
+    bool narrow = false;
+    std::vector<int32_t> slots32, const_q32;
+    std::vector<double> h;  // per cell x W: the hidden values in fixed point (exact integers)
+    std::vector<int64_t> sum_scratch, gq_scratch;
+    std::vector<double> g_scratch, z_scratch;
+    uint64_t evaluations = 0;
+
+    explicit Network(const Weights &w) {
+        const Json *arch = w.header.get("arch");
+        if (!arch || arch->kind != Json::STR || arch->str != "student-1")
+            throw Error{"the weights file holds a '" + (arch && arch->kind == Json::STR ? arch->str : "?") +
+                        "' network, not 'student-1'"};
+        const Json *jw = w.header.get("width"), *jh = w.header.get("hidden"), *jm = w.header.get("mixing");
+        if (!jw || !jh || !jm || jw->kind != Json::NUM || jh->kind != Json::NUM || jm->kind != Json::STR)
+            throw Error{"the weights file's header lacks width, hidden or mixing"};
+        width = int(jw->num);
+        hidden = int(jh->num);
+        if (jm->str != "mean" && jm->str != "directional")
+            throw Error{"the weights file has an unknown mixing '" + jm->str + "'"};
+        directions = jm->str == "mean" ? 1 : 6;
+        if (width < 1 || hidden < 1 || width > 4096 || hidden > 4096)
+            throw Error{"the weights file's width or hidden size is out of range"};
+        const int W = width, H = hidden, D = directions;
+        auto expect = [&](const char *name, std::vector<int> shape) -> const Tensor & {
+            const Tensor &t = w.tensor(name);
+            if (t.shape != shape) throw Error{std::string("tensor '") + name + "' has the wrong shape"};
+            return t;
+        };
+        const Tensor &st = expect("self_table", {ROWS, W});
+        const Tensor &sb = expect("self_bias", {W});
+        const Tensor &mt = expect("msg_table", {D * ROWS, W});
+        const Tensor &ed = expect("edge", {D, W});
+        const Tensor &pw = expect("policy_w", {W});
+        const Tensor &pb = expect("policy_b", {1});
+        const Tensor &hw = expect("hidden_w", {H, W});
+        const Tensor &hg = expect("hidden_g", {H, 2});
+        const Tensor &hb = expect("hidden_b", {H});
+        const Tensor &vw = expect("value_w", {H});
+        const Tensor &vb = expect("value_b", {1});
+        const Tensor &qw = expect("pass_w", {H});
+        const Tensor &qb = expect("pass_b", {1});
+        const double sixth = 1.0 / 6.0;
+        const double scale = double(1 << FIXED_BITS);
+        self_rows = st.values;
+        msg_rows = mt.values;
+        for (double &x : msg_rows) x = x * sixth;
+        std::vector<double> edge = ed.values;
+        for (double &x : edge) x = x * sixth;
+        const_q.resize(size_t(NUM_CELLS) * W);
+        for (int i = 0; i < NUM_CELLS; ++i) {
+            std::vector<double> k = sb.values;
+            for (int d = 0; d < 6; ++d) {
+                if (BOARD.nbr[i][d] == NUM_CELLS) {
+                    const double *e = &edge[size_t(D == 6 ? d : 0) * W];
+                    for (int j = 0; j < W; ++j) k[j] = k[j] + e[j];
+                }
+            }
+            for (int j = 0; j < W; ++j) const_q[size_t(i) * W + j] = int64_t(std::nearbyint(k[j] * scale));
+        }
+        const double inv_scale = 1.0 / scale;
+        policy_w_fixed = pw.values;
+        for (double &x : policy_w_fixed) x = x * inv_scale;
+        policy_b = pb.values[0];
+        hidden_w = hw.values;
+        hidden_g = hg.values;
+        hidden_b = hb.values;
+        value_w = vw.values;
+        value_b = vb.values[0];
+        pass_w = qw.values;
+        pass_b = qb.values[0];
+        double top = 0.0;
+        for (double x : hidden_w) top = std::max(top, std::fabs(x));
+        int e = 0;
+        std::frexp(top, &e);
+        col_bias_exp = HIDDEN_BITS + std::max(1, e + 1);
+        hidden_q.resize(size_t(H) * W);
+        for (size_t k = 0; k < hidden_q.size(); ++k)
+            hidden_q[k] = int64_t(std::nearbyint(hidden_w[k] * double(1 << HIDDEN_BITS)));
+        slot_of.assign(NUM_CODES, -1);
+        h.resize(size_t(NUM_CELLS) * W);
+        // |self| + |const| + 6 |message| of any cell, any lane, in fixed point (+1 per rounding)
+        double bound = 0.0;
+        for (int j = 0; j < W; ++j) {
+            double sm[3] = {0, 0, 0}, mm[3] = {0, 0, 0}, km = 0;
+            const int lo[3] = {0, OWNER_ROWS, OWNER_ROWS + SIGHT_ROWS}, hi[3] = {OWNER_ROWS, OWNER_ROWS + SIGHT_ROWS, ROWS};
+            for (int part = 0; part < 3; ++part)
+                for (int row = lo[part]; row < hi[part]; ++row) {
+                    sm[part] = std::max(sm[part], std::fabs(self_rows[size_t(row) * W + j]));
+                    for (int d = 0; d < D; ++d)
+                        mm[part] = std::max(mm[part], std::fabs(msg_rows[(size_t(d) * ROWS + row) * W + j]));
+                }
+            for (int i = 0; i < NUM_CELLS; ++i) km = std::max(km, std::fabs(double(const_q[size_t(i) * W + j])));
+            double b = km + (sm[0] + sm[1] + sm[2]) * scale + 1 + 6 * ((mm[0] + mm[1] + mm[2]) * scale + 1);
+            bound = std::max(bound, b);
+        }
+        narrow = bound * NUM_CELLS < 2.0e9;  // the sum over the cells too
+        if (narrow) const_q32.assign(const_q.begin(), const_q.end());
+    }
+
+    // The packed rows of a cell code: self vector, then D messages (network._rows, _pack).
+    const int64_t *entry(int a, int b, int c) {
+        int code = (a * SIGHT_ROWS + b) * STATUS_ROWS + c;
+        int32_t s = slot_of[size_t(code)];
+        const int W = width, D = directions;
+        const size_t per = size_t(W) * (1 + D);
+        if (s < 0) {
+            s = int32_t(slots.size() / per);
+            slot_of[size_t(code)] = s;
+            slots.resize(slots.size() + per);
+            int64_t *out = &slots[size_t(s) * per];
+            const double scale = double(1 << FIXED_BITS);
+            const double *ta = &self_rows[size_t(a) * W], *tb = &self_rows[size_t(OWNER_ROWS + b) * W],
+                         *tc = &self_rows[size_t(OWNER_ROWS + SIGHT_ROWS + c) * W];
+            for (int j = 0; j < W; ++j) out[j] = int64_t(std::nearbyint((ta[j] + tb[j] + tc[j]) * scale));
+            for (int d = 0; d < D; ++d) {
+                size_t o = size_t(d) * ROWS;
+                const double *ma = &msg_rows[(o + a) * W], *mb = &msg_rows[(o + OWNER_ROWS + b) * W],
+                             *mc = &msg_rows[(o + OWNER_ROWS + SIGHT_ROWS + c) * W];
+                for (int j = 0; j < W; ++j)
+                    out[W * (1 + d) + j] = int64_t(std::nearbyint((ma[j] + mb[j] + mc[j]) * scale));
+            }
+            if (narrow) slots32.insert(slots32.end(), out, out + per);
+        }
+        return &slots[size_t(s) * per];
+    }
+
+    // h_i = relu(self + const + the neighbours' messages) for every cell, and their sum.
+    // WC: the width as a compile-time constant (0: read it from the file), so that the compiler
+    // knows the trip counts and vectorises the lanes at -O2.
+    template <class T, int WC>
+    void mix(const std::vector<T> &table, const std::vector<T> &konst, const int (&slot)[NUM_CELLS],
+             int64_t *sum_out) {
+        const int W = WC ? WC : width, D = directions;
+        const size_t per = size_t(W) * (1 + D);
+        T acc[WC ? WC : 4096], sum[WC ? WC : 4096];
+        for (int j = 0; j < W; ++j) sum[j] = 0;
+        for (int i = 0; i < NUM_CELLS; ++i) {
+            const T *s = &table[size_t(slot[i]) * per], *k = &konst[size_t(i) * W];
+            for (int j = 0; j < W; ++j) acc[j] = T(s[j] + k[j]);
+            for (int d = 0; d < 6; ++d) {
+                int nb = BOARD.nbr[i][d];
+                if (nb == NUM_CELLS) continue;  // the edge constant is in konst
+                const T *m = &table[size_t(slot[nb]) * per + size_t(W) * (1 + (D == 6 ? d : 0))];
+                for (int j = 0; j < W; ++j) acc[j] = T(acc[j] + m[j]);
+            }
+            double *hi = &h[size_t(i) * W];
+            for (int j = 0; j < W; ++j) {
+                T x = acc[j] < 1 ? T(0) : acc[j];
+                hi[j] = double(x);
+                sum[j] = T(sum[j] + x);
+            }
+        }
+        for (int j = 0; j < W; ++j) sum_out[j] = int64_t(sum[j]);
+    }
+
+    // (logits of `cells`, value) for one position (network.Network.run).
+    double run(const Pos &p, const Info &info, const std::vector<int> &cells, std::vector<double> &logits) {
+        const int W = width, H = hidden;
+        const int me = p.to_move;
+        const Bits &mine = me == RED ? p.red : p.white, &theirs = me == RED ? p.white : p.red;
+        const Planes &a_s = me == RED ? info.rc : info.wc, &b_s = me == RED ? info.wc : info.rc;
+        const Bits &tm = me == RED ? info.tr : info.tw, &tt = me == RED ? info.tw : info.tr;
+        Bits legal_me = legal_bits(info, me), legal_them = legal_bits(info, 3 - me);
+        int codes[NUM_CELLS][3];
+        for (int i = 0; i < NUM_CELLS; ++i) {
+            int owner = BOARD.has(mine, i) ? 1 : BOARD.has(theirs, i) ? 2 : BOARD.has(p.neutral, i) ? 3 : 0;
+            int height = count_at(p.h, i);
+            if (height > MAX_H) height = MAX_H;
+            int a = owner * 7 + height;
+            int b = count_at(a_s, i) * 7 + count_at(b_s, i);
+            int c = (BOARD.has(legal_me, i) ? 8 : 0) + (BOARD.has(legal_them, i) ? 4 : 0) +
+                    (BOARD.has(tm, i) ? 1 : 0) + (BOARD.has(tt, i) ? 2 : 0);
+            codes[i][0] = a;
+            codes[i][1] = b;
+            codes[i][2] = c;
+            entry(a, b, c);  // made now: a new entry may move the slots
+        }
+        int slot[NUM_CELLS];
+        for (int i = 0; i < NUM_CELLS; ++i)
+            slot[i] = slot_of[size_t((codes[i][0] * SIGHT_ROWS + codes[i][1]) * STATUS_ROWS + codes[i][2])];
+        std::vector<int64_t> &sum = sum_scratch;
+        sum.assign(size_t(W), 0);
+        if (narrow && W == 32)
+            mix<int32_t, 32>(slots32, const_q32, slot, sum.data());
+        else if (narrow && W == 16)
+            mix<int32_t, 16>(slots32, const_q32, slot, sum.data());
+        else if (narrow && W == 64)
+            mix<int32_t, 64>(slots32, const_q32, slot, sum.data());
+        else if (narrow)
+            mix<int32_t, 0>(slots32, const_q32, slot, sum.data());
+        else
+            mix<int64_t, 0>(slots, const_q, slot, sum.data());
+        const double inv = (1.0 / double(NUM_CELLS)) / double(1 << FIXED_BITS);
+        std::vector<double> &g = g_scratch, &z = z_scratch;
+        g.resize(size_t(W));
+        z.resize(size_t(H));
+        for (int j = 0; j < W; ++j) g[size_t(j)] = double(sum[size_t(j)]) * inv;
+        double r = me == RED ? 1.0 : 0.0, ps = p.passes ? 1.0 : 0.0;
+        hidden_layer(g, r, ps, z);
+        double v = 0.0;
+        for (int k = 0; k < H; ++k) v += value_w[size_t(k)] * z[size_t(k)];
+        double value = std::tanh(v + value_b);
+        logits.resize(cells.size());
+        const double *u = policy_w_fixed.data();
+        size_t m = 0;
+        // four moves at a time: four independent sums, each in the order of the Python code
+        for (; m + 4 <= cells.size() && cells[m + 3] != PASS; m += 4) {
+            const double *h0 = &h[size_t(cells[m]) * W], *h1 = &h[size_t(cells[m + 1]) * W],
+                         *h2 = &h[size_t(cells[m + 2]) * W], *h3 = &h[size_t(cells[m + 3]) * W];
+            double x0 = 0.0, x1 = 0.0, x2 = 0.0, x3 = 0.0;
+            for (int j = 0; j < W; ++j) {
+                x0 += h0[j] * u[j];
+                x1 += h1[j] * u[j];
+                x2 += h2[j] * u[j];
+                x3 += h3[j] * u[j];
+            }
+            logits[m] = x0 + policy_b;
+            logits[m + 1] = x1 + policy_b;
+            logits[m + 2] = x2 + policy_b;
+            logits[m + 3] = x3 + policy_b;
+        }
+        for (; m < cells.size(); ++m) {
+            int y = cells[m];
+            double x = 0.0;
+            if (y == PASS) {
+                for (int k = 0; k < H; ++k) x += pass_w[size_t(k)] * z[size_t(k)];
+                logits[m] = x + pass_b;
+            } else {
+                const double *hy = &h[size_t(y) * W];
+                for (int j = 0; j < W; ++j) x += hy[j] * u[j];
+                logits[m] = x + policy_b;
+            }
+        }
+        return value;
+    }
+
+    void hidden_layer(const std::vector<double> &g, double r, double ps, std::vector<double> &z) {
+        const int W = width, H = hidden;
+        const double scale = double(1 << HIDDEN_BITS);
+        std::vector<int64_t> &gq = gq_scratch;
+        gq.resize(size_t(W));
+        int64_t total = 0;
+        bool negative = false;
+        bool fits = true;
+        for (int j = 0; j < W; ++j) {
+            double x = std::nearbyint(g[size_t(j)] * scale);
+            if (!(std::fabs(x) < 9.0e18)) fits = false;
+            gq[size_t(j)] = fits ? int64_t(x) : 0;
+            if (gq[size_t(j)] < 0) negative = true;
+            total += gq[size_t(j)];
+        }
+        // network._hidden_layer: fixed point when total * 2 * col_bias < 2**63
+        bool fixed = fits && !negative && col_bias_exp < 62 && total < (int64_t(1) << (62 - col_bias_exp));
+        if (fixed) {
+            const double inv = 1.0 / (scale * scale);
+            for (int k = 0; k < H; ++k) {
+                int64_t acc = 0;
+                const int64_t *row = &hidden_q[size_t(k) * W];
+                for (int j = 0; j < W; ++j) acc += gq[size_t(j)] * row[j];
+                double x = double(acc) * inv + hidden_g[size_t(2 * k)] * r + hidden_g[size_t(2 * k + 1)] * ps +
+                           hidden_b[size_t(k)];
+                z[size_t(k)] = x > 0.0 ? x : 0.0;
+            }
+            return;
+        }
+        for (int k = 0; k < H; ++k) {
+            double x = 0.0;
+            for (int j = 0; j < W; ++j) x += hidden_w[size_t(k) * W + j] * g[size_t(j)];
+            x = x + hidden_g[size_t(2 * k)] * r + hidden_g[size_t(2 * k + 1)] * ps + hidden_b[size_t(k)];
+            z[size_t(k)] = x > 0.0 ? x : 0.0;
+        }
+    }
+
+    // NetworkEvaluator.evaluate: softmax of the logits over the legal moves.
+    void evaluate(const Pos &p, const Info &info, bool, Evaluation &out) override {
+        out.moves.clear();
+        BOARD.cells(legal_bits(info, p.to_move), [&](int c) { out.moves.push_back(c); });
+        if (out.moves.empty()) out.moves.push_back(PASS);
+        std::vector<double> &logits = out.priors;
+        out.value = run(p, info, out.moves, logits);
+        ++evaluations;
+        if (out.moves.size() == 1) {
+            logits[0] = 1.0;
+            return;
+        }
+        double top = *std::max_element(logits.begin(), logits.end());
+        double total = 0.0;
+        for (double &x : logits) {
+            x = std::exp(x - top);
+            total += x;
+        }
+        double inv = 1.0 / total;
+        for (double &x : logits) x = x * inv;
+    }
+};
+
+// ------------------------------------------------------------------ the territory evaluator
+// evaluation.TerritoryEvaluator with its defaults: value from the territory and control
+// margins, priors by move type, in groups of equal weight.
+class TerritoryEvaluator : public Evaluator {
+  public:
+    void evaluate(const Pos &p, const Info &info, bool root, Evaluation &out) override {
+        const bool red = p.to_move == RED;
+        const Bits &mine = red ? p.red : p.white, &theirs = red ? p.white : p.red;
+        Bits neutral = p.neutral;
+        const Planes &b = red ? info.wc : info.rc;
+        const Bits &a_more = red ? info.red_more : info.white_more, &b_more = red ? info.white_more : info.red_more;
+        const Bits &a_up = red ? info.red_up : info.white_up, &b_up = red ? info.white_up : info.red_up;
+        Bits t_mine = red ? info.tr : info.tw, t_theirs = red ? info.tw : info.tr;
+        int t_margin = count(t_mine) - count(t_theirs);
+        Bits empty = BOARD.mask & ~(mine | theirs | neutral);
+        int c_margin = count(empty & a_more) - count(empty & b_more) + count(mine & ~(b_up & ~a_more)) -
+                       count(theirs & ~(a_up & ~b_more)) + count(neutral & a_more & a_up) -
+                       count(neutral & b_more & b_up);
+        out.value = std::tanh(TERRITORY_K * (1.0 * t_margin + 1.0 * c_margin) / ((1.0 + 1.0) * NUM_CELLS));
+        out.moves.clear();
+        out.priors.clear();
+        Bits legal = a_up & ~b_more;
+        if (!any(legal)) {
+            out.moves.push_back(PASS);
+            out.priors.push_back(1.0);
+            return;
+        }
+        struct Group {
+            Bits cells;
+            double w;
+        };
+        std::vector<Group> groups;
+        Bits lempty = legal & ~(mine | theirs | neutral);
+        Bits b_sees = b.p[0] | b.p[1] | b.p[2];
+        Bits less = lempty & a_more & b_sees;
+        Bits unseen = lempty & a_more & ~b_sees;
+        Bits capture = legal & theirs;
+        Bits lneutral = neutral & legal;
+        Bits safe = legal & mine & ~b_up;
+        Bits contested = legal & ~(less | unseen | capture | lneutral | safe);
+        t_theirs = t_theirs & ~t_mine;
+        Bits elsewhere = ~(t_mine | t_theirs);
+        const Group base[6] = {{capture, 1.5}, {contested, 1.0}, {lneutral, 0.7},
+                               {less, 0.5},    {unseen, 0.15},   {safe, 0.05}};
+        for (const Group &g : base) {
+            if (!any(g.cells)) continue;
+            const Group parts[3] = {{g.cells & elsewhere, 1.0}, {g.cells & t_mine, 0.1}, {g.cells & t_theirs, 0.3}};
+            for (const Group &part : parts)
+                if (any(part.cells)) groups.push_back({part.cells, g.w * part.w});
+        }
+        double total = 0.0;
+        for (const Group &g : groups) total += count(g.cells) * g.w;
+        double inv = 1.0 / total;
+        std::stable_sort(groups.begin(), groups.end(), [](const Group &x, const Group &y) { return x.w > y.w; });
+        if (root) {  // the legal moves in cell order (a dict of the priors, read in legal order)
+            std::vector<double> prior(NUM_CELLS, 0.0);
+            for (const Group &g : groups) {
+                double v = g.w * inv;
+                BOARD.cells(g.cells, [&](int c) { prior[size_t(c)] = v; });
+            }
+            BOARD.cells(legal, [&](int c) {
+                out.moves.push_back(c);
+                out.priors.push_back(prior[size_t(c)]);
+            });
+            return;
+        }
+        for (const Group &g : groups) {
+            double v = g.w * inv;
+            BOARD.cells(g.cells, [&](int c) {
+                out.moves.push_back(c);
+                out.priors.push_back(v);
+            });
+        }
+    }
+};
+
+// ------------------------------------------------------------------------------ the search
+// search.MCTS over a node pool.  A node keeps no position: a simulation replays the moves of
+// its path from the root's position (`place`, a few dozen operations a move), and only a new
+// leaf gets its sight and territory (`play`).  A node's children are a prefix of its moves
+// (highest prior first), linked first to last; a child's visits are its edge's count and
+// its wsum the negated sum of the edge's values (the Python search keeps both, equal).
+//
+// Ties are broken as the Python search breaks them, so the two pick the same moves: a node's
+// moves are stable-sorted by prior, highest first (ties keep the evaluator's order: cell order
+// for the network and at the root, prior-group order below the root for the territory
+// evaluator); selection keeps the first maximum in that order, and the unvisited move wins
+// only when strictly above it; the answer is the most visited move, then the higher mean value,
+// then the higher prior, then the first in that order.  The floating-point expressions are the
+// Python ones in the same order (and never fused: see the pragma at the top).
+struct Node {
+    double wsum;
+    double value;
+    int32_t visits;
+    int32_t first_child, last_child, next_sibling;
+    uint32_t edges;  // offset of its moves and priors
+    uint8_t nmoves, nchildren, move, terminal;
+};
+
+struct Stat {
+    int move;
+    int visits;
+};
+
+class MCTS {
+  public:
+    Evaluator *evaluator;
+    double c_puct, fpu_reduction;
+    bool reuse = true;
+    // the pool: capped, never grown past the caps (see `full`)
+    size_t node_cap, edge_cap;
+    std::vector<Node> nodes;
+    std::vector<double> priors;
+    std::vector<uint8_t> moves;
+    int32_t root = -1;
+    Pos root_pos;
+    int last_sims = 0;
+    int last_reused = 0;
+    bool stopped_full = false;
+    std::vector<Stat> last_stats;  // root moves by visits, most first (stable)
+    Evaluation scratch;
+    std::vector<int> legal_scratch;
+
+    MCTS(Evaluator *e, double c, double fpu, size_t node_cap_, size_t edge_cap_)
+        : evaluator(e), c_puct(c), fpu_reduction(fpu), node_cap(node_cap_), edge_cap(edge_cap_) {
+        // reserved, not touched: pages become resident only as the tree grows, and no
+        // reallocation ever moves a node
+        nodes.reserve(node_cap);
+        priors.reserve(edge_cap);
+        moves.reserve(edge_cap);
+    }
+
+    void reset() {
+        root = -1;
+        nodes.clear();
+        priors.clear();
+        moves.clear();
+    }
+    bool full() const { return nodes.size() + 1 >= node_cap || priors.size() + NUM_CELLS + 1 >= edge_cap; }
+
+    // A new node for position p (its Info `info`), evaluated; `root`: priors over the legal moves.
+    int32_t make_node(const Pos &p, const Info &info, bool as_root, double &value_out) {
+        Node n;
+        n.wsum = 0;
+        n.value = 0;
+        n.visits = 0;
+        n.first_child = n.last_child = n.next_sibling = -1;
+        n.edges = uint32_t(priors.size());
+        n.nmoves = 0;
+        n.nchildren = 0;
+        n.move = 0;
+        n.terminal = p.over ? 1 : 0;
+        if (p.over) {
+            n.value = result_value(p, info);
+        } else {
+            Evaluation &ev = scratch;
+            evaluator->evaluate(p, info, as_root, ev);
+            size_t m = ev.moves.size();
+            if (as_root) {  // trust the rules engine: renormalise over the legal moves
+                double total = 0.0;
+                for (size_t k = 0; k < m; ++k) total += std::max(0.0, ev.priors[k]);
+                for (size_t k = 0; k < m; ++k)
+                    ev.priors[k] = total > 0.0 ? std::max(0.0, ev.priors[k]) / total : 1.0 / double(m);
+            }
+            // highest prior first, ties in the evaluator's order (a stable insertion sort)
+            int order[NUM_CELLS + 1];
+            for (size_t k = 0; k < m; ++k) {
+                size_t j = k;
+                while (j > 0 && ev.priors[size_t(order[j - 1])] < ev.priors[k]) {
+                    order[j] = order[j - 1];
+                    --j;
+                }
+                order[j] = int(k);
+            }
+            for (size_t k = 0; k < m; ++k) {
+                priors.push_back(ev.priors[size_t(order[k])]);
+                moves.push_back(uint8_t(ev.moves[size_t(order[k])]));
+            }
+            n.nmoves = uint8_t(m);
+            n.value = std::max(-1.0, std::min(1.0, ev.value));
+        }
+        n.visits = 1;
+        n.wsum = n.value;
+        nodes.push_back(n);
+        value_out = n.value;
+        return int32_t(nodes.size() - 1);
+    }
+
+    // The next child of node (its position p, changed to the child's), evaluated.
+    int32_t make_child(int32_t ni, Pos &p, double &value) {
+        Node &node = nodes[size_t(ni)];
+        int k = node.nchildren;
+        int move = moves[node.edges + uint32_t(k)];
+        Info info;
+        play(p, move == PASS ? PASS : move, info);
+        int32_t ci = make_node(p, info, false, value);
+        Node &parent = nodes[size_t(ni)];  // make_node may move the pool
+        nodes[size_t(ci)].move = uint8_t(move);
+        if (parent.last_child < 0)
+            parent.first_child = ci;
+        else
+            nodes[size_t(parent.last_child)].next_sibling = ci;
+        parent.last_child = ci;
+        parent.nchildren += 1;
+        return ci;
+    }
+
+    std::vector<int32_t> path;
+
+    // One simulation from the root (search._simulate); false (nothing changed) when the pool
+    // is full.  `path`: the nodes whose edge was followed, root first.
+    bool simulate() {
+        int32_t ni = root;
+        Pos p = root_pos;
+        path.clear();
+        double value;
+        const double c = c_puct;
+        while (true) {
+            Node &node = nodes[size_t(ni)];
+            if (node.terminal) {
+                value = node.value;
+                node.visits += 1;
+                node.wsum += value;
+                break;
+            }
+            int k = node.nchildren;
+            double sq = c * std::sqrt(double(node.visits));
+            double best = -1e30;
+            int bi = k;
+            int32_t bc = -1;
+            const double *pr = &priors[node.edges];
+            int i = 0;
+            // PUCT: q + c * sqrt(N) * prior / (1 + n) over the visited moves ...
+            for (int32_t ci = node.first_child; ci >= 0; ci = nodes[size_t(ci)].next_sibling, ++i) {
+                const Node &ch = nodes[size_t(ci)];
+                double q = -ch.wsum / ch.visits;
+                double a = pr[i] / (1 + ch.visits);
+                double u = q + sq * a;
+                if (u > best) {
+                    best = u;
+                    bi = i;
+                    bc = ci;
+                }
+            }
+            // ... and the best unvisited one, at the first-play urgency
+            if (k < node.nmoves) {
+                if (node.wsum / node.visits - fpu_reduction + sq * pr[k] > best) bi = k;
+            }
+            if (bi == k) {
+                if (full()) return false;
+                path.push_back(ni);
+                make_child(ni, p, value);
+                break;
+            }
+            path.push_back(ni);
+            place(p, nodes[size_t(bc)].move);
+            ni = bc;
+        }
+        // value: for the side to move below the last node of the path
+        for (size_t k = path.size(); k-- > 0;) {
+            value = -value;
+            Node &n = nodes[size_t(path[k])];
+            n.visits += 1;
+            n.wsum += value;
+        }
+        return true;
+    }
+
+    int32_t find(const Pos &p) const {
+        if (root < 0) return -1;
+        if (same_position(root_pos, p)) return root;
+        const Node &r = nodes[size_t(root)];
+        for (int32_t ci = r.first_child; ci >= 0; ci = nodes[size_t(ci)].next_sibling) {
+            if (nodes[size_t(ci)].move == p.last_move) {
+                Pos q = root_pos;
+                place(q, nodes[size_t(ci)].move);
+                q.over = nodes[size_t(ci)].terminal != 0;
+                if (same_position(q, p)) return ci;
+            }
+        }
+        return -1;
+    }
+
+    void observe(const Pos &p) {
+        int32_t n = reuse ? find(p) : -1;
+        if (n < 0) {
+            reset();
+        } else {
+            root = n;
+            root_pos = p;
+        }
+    }
+
+    // Keep only the subtree of `keep` (sliding compaction: nodes and edges keep their order).
+    int32_t compact(int32_t keep) {
+        std::vector<int32_t> live;
+        live.push_back(keep);
+        for (size_t k = 0; k < live.size(); ++k)
+            for (int32_t ci = nodes[size_t(live[k])].first_child; ci >= 0; ci = nodes[size_t(ci)].next_sibling)
+                live.push_back(ci);
+        std::sort(live.begin(), live.end());
+        std::vector<int32_t> remap(nodes.size(), -1);
+        for (size_t k = 0; k < live.size(); ++k) remap[size_t(live[k])] = int32_t(k);
+        uint32_t edge_top = 0;
+        for (size_t k = 0; k < live.size(); ++k) {
+            Node n = nodes[size_t(live[k])];
+            uint32_t e = edge_top;
+            for (int j = 0; j < n.nmoves; ++j) {
+                priors[e + uint32_t(j)] = priors[n.edges + uint32_t(j)];
+                moves[e + uint32_t(j)] = moves[n.edges + uint32_t(j)];
+            }
+            edge_top += n.nmoves;
+            n.edges = e;
+            n.first_child = n.first_child >= 0 ? remap[size_t(n.first_child)] : -1;
+            n.last_child = n.last_child >= 0 ? remap[size_t(n.last_child)] : -1;
+            n.next_sibling = n.next_sibling >= 0 && remap[size_t(n.next_sibling)] >= 0
+                                 ? remap[size_t(n.next_sibling)]
+                                 : -1;
+            nodes[k] = n;
+        }
+        nodes.resize(live.size());
+        priors.resize(edge_top);
+        moves.resize(edge_top);
+        nodes[size_t(remap[size_t(keep)])].next_sibling = -1;
+        return remap[size_t(keep)];
+    }
+
+    void root_for(const Pos &p) {
+        int32_t n = reuse ? find(p) : -1;
+        legal_scratch.clear();
+        Info info;
+        analyse(p, info);
+        legal_moves(p, info, legal_scratch);
+        if (n >= 0 && !nodes[size_t(n)].terminal) {
+            // the kept node's moves are the legal moves (the evaluator lists them all)
+            if (nodes.size() * 2 > node_cap || priors.size() * 2 > edge_cap) n = compact(n);
+            root = n;
+            root_pos = p;
+            return;
+        }
+        reset();
+        root_pos = p;
+        double v;
+        root = make_node(p, info, true, v);
+    }
+
+    int best_index() const {
+        const Node &r = nodes[size_t(root)];
+        int bi = 0;
+        int best_n = -1;
+        double best_q = 0, best_p = 0;
+        std::vector<int32_t> kids = children(root);
+        for (int i = 0; i < r.nmoves; ++i) {
+            int ni = i < int(kids.size()) ? nodes[size_t(kids[size_t(i)])].visits : 0;
+            double qi = ni ? -nodes[size_t(kids[size_t(i)])].wsum / ni : -2.0;
+            double pi = priors[r.edges + uint32_t(i)];
+            bool better = best_n < 0 || ni > best_n || (ni == best_n && (qi > best_q || (qi == best_q && pi > best_p)));
+            if (better) {
+                best_n = ni;
+                best_q = qi;
+                best_p = pi;
+                bi = i;
+            }
+        }
+        return bi;
+    }
+
+    std::vector<int32_t> children(int32_t ni) const {
+        std::vector<int32_t> out;
+        for (int32_t ci = nodes[size_t(ni)].first_child; ci >= 0; ci = nodes[size_t(ci)].next_sibling)
+            out.push_back(ci);
+        return out;
+    }
+
+    // Best move for p's side to move; stops at the deadline or after max_sims (search.search).
+    template <class Clock>
+    int search(const Pos &p, double deadline, long max_sims, Clock now) {
+        root_for(p);
+        stopped_full = false;
+        last_reused = nodes[size_t(root)].visits - 1;
+        long sims = 0;
+        const int root_moves = nodes[size_t(root)].nmoves;
+        if (root_moves > 1) {
+            for (int i = nodes[size_t(root)].nchildren; i < root_moves; ++i) {
+                if ((deadline >= 0 && now() >= deadline) || (max_sims >= 0 && sims >= max_sims)) break;
+                if (full()) {
+                    stopped_full = true;
+                    break;
+                }
+                Pos q = root_pos;
+                double value;
+                int32_t ci = make_child(root, q, value);
+                value = -value;
+                nodes[size_t(root)].visits += 1;
+                nodes[size_t(root)].wsum += value;
+                ++sims;
+                if (nodes[size_t(ci)].terminal && -value < 0.0) {
+                    int move = nodes[size_t(ci)].move;
+                    last_sims = int(sims);
+                    last_stats.assign(1, Stat{move, 1});
+                    root = reuse ? ci : -1;
+                    root_pos = q;
+                    if (!reuse) reset();
+                    return move;
+                }
+            }
+            while (!stopped_full) {
+                if (max_sims >= 0 && sims >= max_sims) break;
+                if (deadline >= 0 && now() >= deadline) break;
+                if (!simulate()) {
+                    stopped_full = true;
+                    break;
+                }
+                ++sims;
+            }
+        }
+        last_sims = int(sims);
+        const Node *r = &nodes[size_t(root)];
+        int bi = best_index();
+        std::vector<int32_t> kids = children(root);
+        last_stats.clear();
+        for (int i = 0; i < r->nmoves; ++i)
+            last_stats.push_back(Stat{moves[r->edges + uint32_t(i)],
+                                      i < int(kids.size()) ? nodes[size_t(kids[size_t(i)])].visits : 0});
+        std::stable_sort(last_stats.begin(), last_stats.end(),
+                         [](const Stat &x, const Stat &y) { return x.visits > y.visits; });
+        int move = moves[r->edges + uint32_t(bi)];
+        if (reuse && bi < int(kids.size())) {
+            root = kids[size_t(bi)];
+            Pos q = root_pos;
+            Info info;
+            play(q, move, info);
+            root_pos = q;
+        } else {
+            reset();
+        }
+        return move;
+    }
+
+    // The kept tree's favourite for p, -1 if none (players.BotPlayer._fallback).
+    int favourite(const Pos &p) const {
+        int32_t n = find(p);
+        if (n < 0 || nodes[size_t(n)].terminal || nodes[size_t(n)].nmoves == 0) return -1;
+        const Node &node = nodes[size_t(n)];
+        std::vector<int32_t> kids = children(n);
+        long total = 0;
+        for (int32_t k : kids) total += nodes[size_t(k)].visits;
+        if (total <= 0) return -1;
+        int bi = 0, best_n = -1;
+        double best_p = 0;
+        for (int i = 0; i < node.nmoves; ++i) {
+            int ni = i < int(kids.size()) ? nodes[size_t(kids[size_t(i)])].visits : 0;
+            double pi = priors[node.edges + uint32_t(i)];
+            if (best_n < 0 || ni > best_n || (ni == best_n && pi > best_p)) {
+                best_n = ni;
+                best_p = pi;
+                bi = i;
+            }
+        }
+        return moves[node.edges + uint32_t(bi)];
+    }
+};
+
+// ------------------------------------------------------------------------------- the clock
+inline double monotonic() {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+inline double process_time() { return double(std::clock()) / CLOCKS_PER_SEC; }
+
+struct GameClock {  // clock.GameClock
+    double budget, used;
+    double started = -1;
+    GameClock(double b, double startup) : budget(b), used(startup) {}
+    void start(double t) { started = t; }
+    void stop() {
+        if (started < 0) return;
+        used += std::max(0.0, monotonic() - started);
+        started = -1;
+    }
+    double seconds_left() const {
+        double running = started < 0 ? 0.0 : std::max(0.0, monotonic() - started);
+        return budget - used - running;
+    }
+};
+
+struct TimeControl {  // clock.TimeControl
+    double budget, safety, reserve, floor_s = 0.01, ceiling, share = 1.0, per_empty;
+    TimeControl(double b, double s, double pe)
+        : budget(b), safety(s), reserve(b * (1.0 - s)), ceiling(b * s / 8.0), per_empty(pe) {}
+    double expected_own_moves(const Pos &p) const {
+        int empty = NUM_CELLS - count(p.red | p.white | p.neutral);
+        return std::max(6.0, per_empty * (empty - 0.35 * NUM_CELLS));
+    }
+    double allotment(double seconds_left, const Pos &p) const {
+        double usable = seconds_left - reserve;
+        if (usable <= 0.0) return 0.0;
+        double allot = usable * share / expected_own_moves(p);
+        allot = std::min(std::max(allot, floor_s), ceiling);
+        return std::min(allot, usable);
+    }
+};
+
+// --------------------------------------------------------------------------------- the bot
+struct Options {
+    double time = DEFAULT_BUDGET, safety = DEFAULT_SAFETY, c_puct = DEFAULT_C_PUCT,
+           fpu = DEFAULT_FPU_REDUCTION, per_empty = DEFAULT_PER_EMPTY;
+    bool no_weights = false;
+    std::string weights;
+    long seed = 0;
+    long sims = -1;               // fixed simulations per move (tests); -1: the clock decides
+    double pool_mib = 160.0;      // node pool cap
+    bool verbose = false;
+};
+
+// Node and edge caps for a pool of `mib` MiB (one Node plus ~40 edges of 9 bytes per node).
+inline void pool_caps(double mib, size_t &node_cap, size_t &edge_cap) {
+    double bytes = mib * 1024.0 * 1024.0;
+    double per_node = double(sizeof(Node)) + 4.0 /* compaction map */ + 40.0 * 9.0;
+    node_cap = size_t(bytes / per_node);
+    edge_cap = node_cap * 40;
+    if (node_cap < 1024) node_cap = 1024;
+    if (edge_cap < 1024 * 40) edge_cap = 1024 * 40;
+}
+
+class Bot {  // players.BotPlayer
+  public:
+    Evaluator *evaluator;
+    TerritoryEvaluator quick;
+    TimeControl tc;
+    long max_sims;
+    MCTS mcts;
+    Bot(Evaluator *e, const Options &o, size_t node_cap, size_t edge_cap)
+        : evaluator(e), tc(o.time, o.safety, o.per_empty), max_sims(o.sims),
+          mcts(e, o.c_puct, o.fpu, node_cap, edge_cap) {}
+
+    void observe(const Pos &p) { mcts.observe(p); }
+
+    int fallback(const Pos &p, const Info &info, const std::vector<int> &legal) {
+        int fav = mcts.favourite(p);
+        if (fav >= 0 && std::find(legal.begin(), legal.end(), fav) != legal.end()) return fav;
+        Evaluation ev;
+        quick.evaluate(p, info, true, ev);
+        int best = legal[0];
+        double bp = -1.0;
+        for (int m : legal) {
+            double pm = 0.0;
+            for (size_t k = 0; k < ev.moves.size(); ++k)
+                if (ev.moves[k] == m) pm = ev.priors[k];
+            if (pm > bp) {
+                bp = pm;
+                best = m;
+            }
+        }
+        return best;
+    }
+
+    int choose(const Pos &p, double seconds_left) {
+        double start = monotonic();
+        Info info;
+        analyse(p, info);
+        std::vector<int> legal;
+        legal_moves(p, info, legal);
+        int move;
+        if (legal.size() == 1) {
+            move = legal[0];
+            mcts.reset();
+        } else if (max_sims >= 0) {
+            move = mcts.search(p, -1.0, max_sims, monotonic);
+        } else {
+            double allot = tc.allotment(seconds_left, p);
+            if (allot <= 0.0) {
+                move = fallback(p, info, legal);
+                mcts.reset();
+            } else {
+                move = mcts.search(p, start + allot, -1, monotonic);
+            }
+        }
+        if (std::find(legal.begin(), legal.end(), move) == legal.end()) {
+            move = legal[0];
+            mcts.reset();
+        }
+        return move;
+    }
+};
+
+// ----------------------------------------------------------------------------- the protocol
+struct ProtocolError {
+    std::string message;
+};
+struct Quit {};
+struct Eof {};
+struct OutputClosed {};
+
+static std::string strip(const std::string &s) {
+    size_t a = 0, b = s.size();
+    while (a < b && std::isspace((unsigned char)s[a])) ++a;
+    while (b > a && std::isspace((unsigned char)s[b - 1])) --b;
+    return s.substr(a, b - a);
+}
+
+// Python's repr() of a str, for the messages the Python bot writes (ASCII escapes).
+static std::string py_repr(const std::string &s) {
+    bool has_single = s.find('\'') != std::string::npos, has_double = s.find('"') != std::string::npos;
+    char q = has_single && !has_double ? '"' : '\'';
+    std::string out(1, q);
+    for (unsigned char ch : s) {
+        if (ch == '\\')
+            out += "\\\\";
+        else if (ch == (unsigned char)q)
+            out += std::string("\\") + char(q);
+        else if (ch == '\t')
+            out += "\\t";
+        else if (ch == '\n')
+            out += "\\n";
+        else if (ch == '\r')
+            out += "\\r";
+        else if (ch < 0x20 || ch == 0x7f) {
+            char buf[8];
+            std::snprintf(buf, sizeof buf, "\\x%02x", ch);
+            out += buf;
+        } else
+            out += char(ch);
+    }
+    return out + q;
+}
+
+// The first 40 characters of a UTF-8 string (Python's text[:40]).
+static std::string head40(const std::string &s) {
+    size_t chars = 0, i = 0;
+    while (i < s.size() && chars < 40) {
+        ++i;
+        while (i < s.size() && ((unsigned char)s[i] & 0xC0) == 0x80) ++i;
+        ++chars;
+    }
+    return s.substr(0, i);
+}
+
+static bool read_line(std::string &line) {
+    line.clear();
+    int ch;
+    bool got = false;
+    while ((ch = std::getchar()) != EOF) {
+        got = true;
+        if (ch == '\n') return true;
+        line.push_back(char(ch));
+    }
+    return got;
+}
+
+// (line, time read): blank lines skipped; Quit and EOF thrown (protocol._read).
+static std::string read_request(double &t) {
+    std::string raw;
+    while (true) {
+        if (!read_line(raw)) throw Eof{};
+        std::string line = strip(raw);
+        if (!line.empty()) {
+            t = monotonic();
+            if (line == "Quit") throw Quit{};
+            return line;
+        }
+    }
+}
+
+static void say(const std::string &text) {
+    std::fputs((text + "\n").c_str(), stderr);
+    std::fflush(stderr);
+}
+
+static int parse_move(const std::string &text) {
+    if (text == "Pass") return PASS;
+    int c = BOARD.parse(strip(text));
+    if (c < 0) throw ProtocolError{"not a move: " + py_repr(head40(text))};
+    return c;
+}
+
+static std::string move_name(int move) { return move == PASS ? "Pass" : BOARD.name(move); }
+
+static void apply_opponent(Pos &p, const std::string &text) {
+    int move = parse_move(text);
+    if (p.over) p.over = false;  // our engine ended the game but the judge goes on
+    Info info;
+    analyse(p, info);
+    std::vector<int> legal;
+    legal_moves(p, info, legal);
+    if (std::find(legal.begin(), legal.end(), move) == legal.end())
+        throw ProtocolError{"illegal move from the opponent: " + py_repr(head40(text))};
+    play(p, move, info);
+}
+
+static void answer(Bot &bot, Pos &p, GameClock &clock) {
+    if (p.over) p.over = false;
+    int move = bot.choose(p, clock.seconds_left());
+    std::string text = move_name(move) + "\n";
+    if (std::fputs(text.c_str(), stdout) < 0 || std::fflush(stdout) != 0) throw OutputClosed{};
+    clock.stop();
+    Info info;
+    play(p, move, info);
+}
+
+static int converse(Bot &bot, Pos &p, int colour, double budget, double first_request, double startup) {
+    GameClock clock(budget, startup);
+    try {
+        if (p.to_move == colour && !p.over) {
+            clock.start(first_request);
+            answer(bot, p, clock);
+        }
+        while (true) {
+            double t;
+            std::string line = read_request(t);
+            clock.start(t);
+            apply_opponent(p, line);
+            bot.observe(p);
+            answer(bot, p, clock);
+        }
+    } catch (const Quit &) {
+        return 0;
+    } catch (const Eof &) {
+        say("end of input before Quit; exiting");
+        return 0;
+    } catch (const ProtocolError &e) {
+        say(e.message + "; exiting");
+        return 1;
+    } catch (const OutputClosed &) {
+        say("output closed (BrokenPipeError); exiting");
+        return 1;
+    }
+}
+
+static int run_game(Bot &bot, double budget, double startup) {
+    Pos p;
+    double t = 0;
+    std::string third;
+    try {
+        double t0;
+        int red_cell = parse_move(read_request(t0));
+        int white_cell = parse_move(read_request(t0));
+        if (red_cell == PASS || white_cell == PASS) throw ProtocolError{"a start cell cannot be Pass"};
+        if (red_cell == white_cell)
+            throw ProtocolError{"bad start position: red and white start cells must differ"};
+        if (red_cell == BOARD.centre || white_cell == BOARD.centre)
+            throw ProtocolError{"bad start position: a start cell may not be the centre"};
+        p = start_position(red_cell, white_cell);
+        third = read_request(t);
+    } catch (const Quit &) {
+        return 0;
+    } catch (const Eof &) {
+        say("end of input before the game started; exiting");
+        return 0;
+    } catch (const ProtocolError &e) {
+        say(e.message + "; exiting");
+        return 1;
+    }
+    if (third == "Start") return converse(bot, p, RED, budget, t, startup);
+    try {
+        apply_opponent(p, third);
+    } catch (const ProtocolError &e) {
+        say(e.message + "; exiting");
+        return 1;
+    }
+    bot.observe(p);
+    return converse(bot, p, WHITE, budget, t, startup);
+}
+
+// ------------------------------------------------------------------------- test and bench
+// --test: one command a line on stdin, one answer a line on stdout (tests/native/ compares
+// them with the Python bot).  A position is "R W m1 m2 ...": the start cells and the moves.
+static std::vector<long> numbers(const std::string &line, size_t from) {
+    std::vector<long> out;
+    const char *s = line.c_str() + from;
+    char *end;
+    while (true) {
+        while (*s == ' ') ++s;
+        if (!*s) break;
+        long v = std::strtol(s, &end, 10);
+        if (end == s) throw Error{"bad number in: " + line.substr(0, 60)};
+        out.push_back(v);
+        s = end;
+    }
+    return out;
+}
+
+static Pos replay(const std::vector<long> &v, size_t from, Info &info) {
+    if (v.size() < from + 2) throw Error{"a position needs two start cells"};
+    Pos p = start_position(int(v[from]), int(v[from + 1]));
+    analyse(p, info);
+    for (size_t k = from + 2; k < v.size(); ++k) play(p, int(v[k]), info);
+    return p;
+}
+
+static std::string digits(const Planes &pl) {
+    std::string s;
+    for (int i = 0; i < NUM_CELLS; ++i) s.push_back(char('0' + count_at(pl, i)));
+    return s;
+}
+
+static std::string cell_list(const Bits &b) {
+    std::string s;
+    BOARD.cells(b, [&](int c) {
+        if (!s.empty()) s += ',';
+        s += std::to_string(c);
+    });
+    return s;
+}
+
+// The bench signature of one search (the Python side computes the same from last_stats).
+inline uint32_t signature(uint32_t sig, const std::vector<Stat> &stats) {
+    for (const Stat &s : stats) sig = sig * 31u + uint32_t(s.move) * 1009u + uint32_t(s.visits);
+    return sig;
+}
+
+static int test_mode(Evaluator *net, const Options &o) {
+    TerritoryEvaluator territory;
+    std::string line;
+    size_t node_cap, edge_cap;
+    pool_caps(o.pool_mib, node_cap, edge_cap);
+    while (read_line(line)) {
+        line = strip(line);
+        if (line.empty()) continue;
+        try {
+            size_t sp = line.find(' ');
+            std::string cmd = line.substr(0, sp);
+            std::vector<long> v = sp == std::string::npos ? std::vector<long>() : numbers(line, sp);
+            Info info;
+            if (cmd == "rules") {
+                Pos p = replay(v, 0, info);
+                std::vector<int> legal;
+                legal_moves(p, info, legal);
+                std::string ls;
+                for (int m : legal) ls += (ls.empty() ? "" : ",") + std::to_string(m);
+                int rs, ws;
+                score(info, rs, ws);
+                std::printf("legal %s rs %s ws %s tr %s tw %s over %d score %d,%d\n", ls.c_str(),
+                            digits(info.rc).c_str(), digits(info.wc).c_str(), cell_list(info.tr).c_str(),
+                            cell_list(info.tw).c_str(), p.over ? 1 : 0, rs, ws);
+            } else if (cmd == "eval" || cmd == "teval") {
+                Evaluator *e = cmd == "eval" ? net : &territory;
+                if (!e) throw Error{"no network loaded"};
+                Pos p = replay(v, 0, info);
+                Evaluation ev;
+                e->evaluate(p, info, false, ev);
+                std::printf("value %.17g priors", ev.value);
+                for (size_t k = 0; k < ev.moves.size(); ++k) std::printf(" %d:%.17g", ev.moves[k], ev.priors[k]);
+                std::printf("\n");
+            } else if (cmd == "search" || cmd == "tsearch") {
+                // search SIMS position: a fresh tree, SIMS simulations
+                Evaluator *e = cmd == "search" ? net : &territory;
+                if (!e) throw Error{"no network loaded"};
+                if (v.empty()) throw Error{"search needs a simulation count"};
+                Pos p = replay(v, 1, info);
+                if (p.over) throw Error{"the game is over"};
+                MCTS m(e, o.c_puct, o.fpu, node_cap, edge_cap);
+                m.reuse = false;
+                int move = m.search(p, -1.0, v[0], monotonic);
+                std::printf("move %d sims %d sig %u\n", move, m.last_sims, signature(0, m.last_stats));
+            } else {
+                throw Error{"unknown command " + py_repr(cmd)};
+            }
+        } catch (const Error &e) {
+            std::printf("error %s\n", e.message.c_str());
+        }
+        std::fflush(stdout);
+    }
+    return 0;
+}
+
+// --bench: positions "R W m1 ..." on stdin, a fresh search of --bench-sims each; one line of
+// figures (CPU seconds: the figure holds when other work shares the machine).
+static int bench_mode(Evaluator *e, const Options &o, long sims) {
+    std::vector<Pos> positions;
+    std::string line;
+    while (read_line(line)) {
+        line = strip(line);
+        if (line.empty()) continue;
+        Info info;
+        positions.push_back(replay(numbers(line, 0), 0, info));
+        if (positions.back().over) positions.pop_back();  // nothing to search
+    }
+    size_t node_cap, edge_cap;
+    pool_caps(o.pool_mib, node_cap, edge_cap);
+    long total = 0;
+    uint32_t sig = 0;
+    double t0 = process_time();
+    for (const Pos &p : positions) {
+        MCTS m(e, o.c_puct, o.fpu, node_cap, edge_cap);
+        m.reuse = false;
+        m.search(p, -1.0, sims, monotonic);
+        total += m.last_sims;
+        sig = signature(sig, m.last_stats);
+    }
+    double spent = process_time() - t0;
+    std::printf("{\"positions\": %zu, \"sims\": %ld, \"seconds\": %.6f, \"sims_per_s\": %.1f, \"signature\": %u}\n",
+                positions.size(), total, spent, spent > 0 ? double(total) / spent : 0.0, sig);
+    return 0;
+}
+
+}  // namespace tw
+
+// ------------------------------------------------------------------------------ command line
+namespace {
+
+[[noreturn]] void usage_error(const std::string &message) {
+    std::fprintf(stderr, "tw_rl.native: %s\n", message.c_str());
+    std::exit(2);
+}
+
+double number_option(const std::string &name, const char *text) {
+    char *end = nullptr;
+    double v = std::strtod(text, &end);
+    if (end == text || *end != '\0' || std::isnan(v))
+        usage_error("argument " + name + ": invalid float value: '" + text + "'");
+    return v;
+}
+
+long int_option(const std::string &name, const char *text) {
+    char *end = nullptr;
+    long v = std::strtol(text, &end, 10);
+    if (end == text || *end != '\0') usage_error("argument " + name + ": invalid int value: '" + text + "'");
+    return v;
+}
+
+const char *USAGE =
+    "usage: bot [--time S] [--safety F] [--c-puct C] [--fpu F] [--per-empty F] [--weights FILE | --no-weights]\n"
+    "           [--seed S] [--size 6] [--sims N] [--pool-mib M] [--test | --bench N | --defaults]\n"
+    "Play one CodeCup Tumbleweed game on stdin/stdout (the native twin of python -m tw_rl.codecup).\n";
+
+}  // namespace
+
+int main(int argc, char **argv) {
+    using namespace tw;
+#ifdef SIGPIPE
+    std::signal(SIGPIPE, SIG_IGN);  // a closed pipe is an error to report, not a death
+#endif
+    Options o;
+    bool test = false, defaults = false, no_weights_given = false;
+    long bench = -1;
+    for (int i = 1; i < argc; ++i) {
+        std::string a = argv[i];
+        std::string value;
+        bool inline_value = false;
+        size_t eq = a.find('=');
+        if (a.rfind("--", 0) == 0 && eq != std::string::npos) {
+            value = a.substr(eq + 1);
+            a = a.substr(0, eq);
+            inline_value = true;
+        }
+        auto next = [&]() -> const char * {
+            if (inline_value) return argv[i] + (eq + 1);
+            if (i + 1 >= argc) usage_error("argument " + a + ": expected one argument");
+            return argv[++i];
+        };
+        if (a == "--time")
+            o.time = number_option(a, next());
+        else if (a == "--safety")
+            o.safety = number_option(a, next());
+        else if (a == "--c-puct")
+            o.c_puct = number_option(a, next());
+        else if (a == "--fpu")
+            o.fpu = number_option(a, next());
+        else if (a == "--per-empty")
+            o.per_empty = number_option(a, next());
+        else if (a == "--weights")
+            o.weights = next();
+        else if (a == "--no-weights") {
+            o.no_weights = true;
+            no_weights_given = true;
+        } else if (a == "--seed")
+            o.seed = int_option(a, next());
+        else if (a == "--size") {
+            long s = int_option(a, next());
+            if (s != SIZE) usage_error("argument --size: this build plays the size-6 board only");
+        } else if (a == "--sims")
+            o.sims = int_option(a, next());
+        else if (a == "--pool-mib")
+            o.pool_mib = number_option(a, next());
+        else if (a == "--test")
+            test = true;
+        else if (a == "--bench")
+            bench = int_option(a, next());
+        else if (a == "--defaults")
+            defaults = true;
+        else if (a == "-h" || a == "--help") {
+            std::fputs(USAGE, stdout);
+            return 0;
+        } else
+            usage_error("unrecognized arguments: " + std::string(argv[i]));
+    }
+    if (!o.weights.empty() && no_weights_given)
+        usage_error("argument --no-weights: not allowed with argument --weights");
+    if (!(o.time > 0)) usage_error("--time must be positive, got " + std::to_string(o.time));
+    if (!(o.safety > 0 && o.safety <= 1)) usage_error("--safety must be in (0, 1], got " + std::to_string(o.safety));
+    if (!(o.c_puct > 0) || !(o.per_empty > 0)) usage_error("--c-puct and --per-empty must be positive");
+    if (!(o.pool_mib >= 1 && o.pool_mib <= 4096)) usage_error("--pool-mib must be in [1, 4096]");
+    if (o.sims == 0 || o.sims < -1) usage_error("--sims must be at least 1");
+    if (defaults) {
+        std::printf("budget %.17g\nsafety %.17g\nper_empty %.17g\nc_puct %.17g\nfpu_reduction %.17g\n"
+                    "fixed_bits %d\nhidden_bits %d\nformat_version %d\nboard_size %d\nembedded_weights %d\n",
+                    DEFAULT_BUDGET, DEFAULT_SAFETY, DEFAULT_PER_EMPTY, DEFAULT_C_PUCT, DEFAULT_FPU_REDUCTION,
+                    FIXED_BITS, HIDDEN_BITS, FORMAT_VERSION, SIZE, EMBEDDED_WEIGHTS[0] != nullptr ? 1 : 0);
+        return 0;
+    }
+    std::unique_ptr<Evaluator> evaluator;
+    try {
+        if (!o.weights.empty()) {
+            evaluator.reset(new Network(parse_weights(read_file(o.weights), "weights file " + o.weights)));
+        } else if (!o.no_weights && EMBEDDED_WEIGHTS[0] != nullptr) {
+            std::string text;
+            for (int k = 0; EMBEDDED_WEIGHTS[k] != nullptr; ++k) text += EMBEDDED_WEIGHTS[k];
+            evaluator.reset(new Network(
+                parse_weights(base64_decode(text), std::string("embedded weights ") + EMBEDDED_WEIGHTS_NAME)));
+        }
+    } catch (const Error &e) {
+        std::fprintf(stderr, "tw_rl.native: %s\n", e.message.c_str());
+        return 2;
+    }
+    if (test) return test_mode(evaluator.get(), o);
+    TerritoryEvaluator territory;
+    Evaluator *e = evaluator ? evaluator.get() : &territory;
+    if (bench >= 0) {
+        if (bench < 1) usage_error("--bench needs at least 1 simulation");
+        return bench_mode(e, o, bench);
+    }
+    size_t node_cap, edge_cap;
+    pool_caps(o.pool_mib, node_cap, edge_cap);
+    Bot bot(e, o, node_cap, edge_cap);
+    try {
+        // the CPU time so far (start-up, the weights) counts against the game clock
+        return run_game(bot, o.time, process_time());
+    } catch (const std::exception &ex) {
+        std::fprintf(stderr, "tw_rl.native: internal error (%s); exiting\n", ex.what());
+        return 1;
+    }
+}
