@@ -418,3 +418,17 @@ def test_export_cpp_check_without_a_compiler_is_one_line(tmp_path, capsys, monke
     err = capsys.readouterr().err.strip().splitlines()
     assert err == ["error: no C++ compiler found (no-such-compiler-here is not on the PATH); install g++"]
     assert cli.main(["export", "--target", "rust"]) != 0
+
+
+def test_export_without_the_shipped_student_is_one_line(tmp_path, capsys, monkeypatch):
+    """An install that lacks the default network of the CodeCup board (``default_weights``) says
+    so in one line, and what to give instead; nothing is written."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(export, "default_weights", lambda size: None)
+    assert cli.main(["export"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == [
+        "error: the shipped student (tw_rl/codecup/student-default.twnet) is missing from this install; "
+        "give --weights FILE or --no-weights"
+    ]
+    assert not (tmp_path / "submission.py").exists()

@@ -15,8 +15,7 @@ import time
 from pathlib import Path
 
 from tw_rl.cli.common import CliError
-from tw_rl.codecup.evaluation import DEFAULT_WEIGHTS
-from tw_rl.codecup.weights import WeightsError
+from tw_rl.codecup.weights import CODECUP_SIZE, DEFAULT_NETWORKS, WeightsError, default_weights
 from tw_rl.config import ExportConfig
 from tw_rl.export import submission, submission_check
 from tw_rl.native import build as native_build
@@ -129,7 +128,7 @@ def distil(args: argparse.Namespace) -> Path:
     try:
         folder.mkdir(parents=True, exist_ok=True)
         report = export_student(cfg, folder, log=lambda line: print(line, file=sys.stderr))
-    except (ValueError, OSError, WeightsError) as err:  # a CheckpointError is a ValueError
+    except (ValueError, OSError, WeightsError) as err:  # CheckpointError, ShardFormatError: ValueErrors
         raise CliError(str(err)) from None
     for line in report.lines():
         print(line)
@@ -148,12 +147,13 @@ def weights_of(args: argparse.Namespace) -> Path | None:
         return distil(args)
     if args.weights is not None:
         return Path(args.weights)
-    weights = Path(DEFAULT_WEIGHTS)
-    if not weights.is_file():
+    weights = default_weights(CODECUP_SIZE)
+    if weights is None:
         raise CliError(
-            f"the shipped student {weights} is missing from this install; give --weights FILE or --no-weights"
+            f"the shipped student (tw_rl/codecup/{DEFAULT_NETWORKS[CODECUP_SIZE]}) is missing from this "
+            "install; give --weights FILE or --no-weights"
         )
-    return weights
+    return Path(weights)
 
 
 def run_cpp(args: argparse.Namespace, weights: Path | None) -> int:

@@ -63,10 +63,9 @@ import os
 from tw_rl.codecup.errors import EvaluatorError, WeightsError
 from tw_rl.codecup.network import NetworkEvaluator
 from tw_rl.codecup.rules import RED
-from tw_rl.codecup.weights import CODECUP_SIZE, DEFAULT_NETWORKS, PACKAGE_DIR, default_weights
+from tw_rl.codecup.weights import default_weights
 
 __all__ = [
-    "DEFAULT_WEIGHTS",
     "EVALUATORS",
     "EvaluatorError",
     "TerritoryEvaluator",
@@ -77,10 +76,6 @@ __all__ = [
     "make_evaluator",
     "register_evaluator",
 ]
-
-# The CodeCup board's entry of the table (``weights.DEFAULT_NETWORKS``), for callers not yet
-# asking ``default_weights(size)``.
-DEFAULT_WEIGHTS = os.path.join(PACKAGE_DIR, DEFAULT_NETWORKS[CODECUP_SIZE])
 
 
 def _sides(position):
