@@ -1,22 +1,21 @@
 """Batched matches between in-process players, with colours balanced.
 
-A player is a callable ``(rules, state, rng) -> actions [B]`` for a batch of games in which it
-is to act. ``search_player`` wraps a policy-value function in a search without noise that
-plays its best move; the baselines of ``tw_rl.core.baselines`` are players as they are.
+A player is the one in-process protocol (``tw_rl.core.player.Player``: ``(rules, state, rng) ->
+actions [B]`` for a batch of games in which it is to act). ``search_player`` wraps a
+policy-value function in a search without noise that plays its best move; the baselines of
+``tw_rl.core.baselines`` are players as they are.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
 
 from tw_rl.core.mcts import BatchedMCTS, PolicyValue, SearchConfig
+from tw_rl.core.player import Player
 from tw_rl.core.rules import Rules
 from tw_rl.core.state import State
-
-Player = Callable[[Rules, State, np.random.Generator], np.ndarray]
 
 
 def search_player(policy_value: PolicyValue, config: SearchConfig) -> Player:
