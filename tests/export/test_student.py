@@ -3,6 +3,7 @@ the bot playing with the network evaluator, distillation, and the export script'
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import random
@@ -461,6 +462,23 @@ def test_cli_export_distils_from_a_run(tmp_path, capsys, monkeypatch, tiny_run):
     assert "not a training run folder" in capsys.readouterr().err
     assert cli.main(["export", "--steps", "3"]) == 2
     assert "go with --run" in capsys.readouterr().err
+
+
+def test_cli_export_of_a_run_with_old_shards_is_one_line(tmp_path, capsys):
+    """Format-1 shards (written before tw_rl 0.3) are refused with the replay buffer's one line
+    and how to upgrade them, exit code 2, no traceback."""
+    from tw_rl import cli
+
+    samples = _synthetic_samples(16, seed=3)
+    (tmp_path / "run" / "selfplay").mkdir(parents=True)
+    old = tmp_path / "run" / "selfplay" / "shard-g000000-000000-n1.npz"
+    np.savez(old, **{f.name: getattr(samples, f.name) for f in dataclasses.fields(Samples)})
+    code = cli.main(
+        ["export", "--run", str(tmp_path / "run"), "--steps", "1", "--student-dir", str(tmp_path)]
+    )
+    err = capsys.readouterr().err
+    assert code == 2 and "Traceback" not in err and len(err.strip().splitlines()) == 1, err
+    assert f"{old}: a shard of format 1" in err and "python -m tw_rl.training.replay_buffer" in err
 
 
 def read_shard_samples(run: Path) -> Samples:
