@@ -1,12 +1,14 @@
 """The Hydra configs: every file composes into a TrainConfig, typos and wrong types fail, the
 config files hold only what differs from their schemas, every search setting is reachable, and
-scripts/train.py hands the composed config to tw_rl.training.loop.train (faked here: no training)."""
+scripts/train.py, run as its own program, hands the composed config to tw_rl.training.loop.train
+(faked here: no training). No test loads the script by its path: the conversion it makes is the
+package's (``tw_rl.config.from_composed``)."""
 
 from __future__ import annotations
 
 import dataclasses
-import importlib.util
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -348,20 +350,13 @@ def test_a_typo_or_a_wrong_type_in_a_file_fails(tmp_path):
         compose_train(["experiment=wrong"], config_dir)
 
 
-def load_script():
-    spec = importlib.util.spec_from_file_location("train_script", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-def test_an_appended_unknown_key_fails_in_the_script():
-    """`+search.simz=3` gets past Hydra (it appends); the script's conversion rejects it."""
-    to_train_config = load_script().to_train_config
-    assert to_train_config(compose_train(["net=tiny"])).net.name == "tiny"
+def test_an_appended_unknown_key_fails_in_the_conversion():
+    """`+search.simz=3` gets past Hydra (it appends); the conversion scripts/train.py makes
+    (``tw_rl.config.from_composed`` into a ``TrainConfig``) rejects it."""
+    assert from_composed(compose_train(["net=tiny"]), TrainConfig).net.name == "tiny"
     for override, key in [("+search.simz=3", "simz"), ("+foo=1", "foo")]:
         with pytest.raises(Exception, match=f"Key '{key}' not in"):
-            to_train_config(compose_train([override]))
+            from_composed(compose_train([override]), TrainConfig)
 
 
 def test_the_library_does_not_import_hydra():
@@ -378,26 +373,36 @@ def test_the_library_does_not_import_hydra():
 
 # ----------------------------------------------------------------------- the script
 
+# Put in place at the interpreter's start (a ``sitecustomize`` module on PYTHONPATH) before the
+# script runs as its own program: the training loop whose ``train`` prints what it was given.
 FAKE_LOOP = """
-import dataclasses, json, runpy, sys, types
+import dataclasses, json, sys, types
 loop = types.ModuleType("tw_rl.training.loop")
 def train(cfg):
     print("TRAIN " + type(cfg).__name__ + " " + json.dumps(dataclasses.asdict(cfg)))
     return {}
 loop.train = train
 sys.modules["tw_rl.training.loop"] = loop
-sys.argv = [SCRIPT] + ARGS
-runpy.run_path(SCRIPT, run_name="__main__")
 """
 
 
-def run_script(args: list[str]) -> subprocess.CompletedProcess:
-    code = FAKE_LOOP.replace("SCRIPT", repr(str(SCRIPT))).replace("ARGS", repr(args))
-    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=60)
+def run_script(args: list[str], fake: Path) -> subprocess.CompletedProcess:
+    """``python scripts/train.py ARGS``, as a user runs it, with the fake training loop."""
+    fake.mkdir(exist_ok=True)
+    (fake / "sitecustomize.py").write_text(FAKE_LOOP)
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join(filter(None, [str(fake), os.environ.get("PYTHONPATH")])),
+    }
+    return subprocess.run(
+        [sys.executable, str(SCRIPT), *args], capture_output=True, text=True, cwd=ROOT, env=env, timeout=60
+    )
 
 
 def test_the_script_calls_train_with_a_train_config(tmp_path):
-    result = run_script(["debug=default", "search.simulations=6", f"hydra.run.dir={tmp_path / 'run'}"])
+    result = run_script(
+        ["debug=default", "search.simulations=6", f"hydra.run.dir={tmp_path / 'run'}"], tmp_path / "fake"
+    )
     assert result.returncode == 0, result.stderr
     line = next(x for x in result.stdout.splitlines() if x.startswith("TRAIN "))
     kind, payload = line.split(" ", 2)[1:]
@@ -409,12 +414,13 @@ def test_the_script_calls_train_with_a_train_config(tmp_path):
 
 
 def test_the_script_keeps_a_given_run_dir_and_rejects_typos(tmp_path):
+    fake = tmp_path / "fake"
     result = run_script(
-        ["experiment=gumbel_few_sims", f"run_dir={tmp_path / 'mine'}", f"hydra.run.dir={tmp_path}"]
+        ["experiment=gumbel_few_sims", f"run_dir={tmp_path / 'mine'}", f"hydra.run.dir={tmp_path}"], fake
     )
     assert result.returncode == 0, result.stderr
     assert f'"run_dir": "{tmp_path / "mine"}"' in result.stdout
-    result = run_script(["search.simz=3", f"hydra.run.dir={tmp_path}"])
+    result = run_script(["search.simz=3", f"hydra.run.dir={tmp_path}"], fake)
     assert result.returncode != 0 and "search.simz" in result.stderr and "TRAIN" not in result.stdout
 
 
