@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from tw_rl.cli.common import CliError
@@ -156,25 +157,27 @@ def weights_of(args: argparse.Namespace) -> Path | None:
     return Path(weights)
 
 
-def run_cpp(args: argparse.Namespace, weights: Path | None) -> int:
-    """``--target cpp``: the C++ file; ``--check`` compiles it and plays the check games."""
-    out = Path(args.out or DEFAULT_OUTS["cpp"])
-    try:
-        info = native_build.build_native_submission(weights, out)
-    except native_build.NativeBuildError as err:
-        raise CliError(str(err)) from None
+def summary_and_check(info, check: bool, play: Callable[[Path], list]) -> int:
+    """Print what was built; with ``check``, play the file (``play(path)``: the check games'
+    reports) and print the verdict; the exit code (1: a check game failed)."""
     for line in info.summary_lines():
         print(line)
     sys.stdout.flush()
-    if not args.check:
+    if not check:
         return 0
-    try:
-        reports = submission_check.check_native_submission(info.path)
-    except native_build.NativeBuildError as err:  # a missing compiler too
-        raise CliError(str(err)) from None
+    reports = play(info.path)
     print(submission_check.format_check(reports))
     sys.stdout.flush()
     return 0 if all(report.ok for report in reports) else 1
+
+
+def run_cpp(args: argparse.Namespace, weights: Path | None) -> int:
+    """``--target cpp``: the C++ file; ``--check`` compiles it and plays the check games."""
+    try:
+        info = native_build.build_native_submission(weights, Path(args.out or DEFAULT_OUTS["cpp"]))
+        return summary_and_check(info, args.check, submission_check.check_native_submission)
+    except native_build.NativeBuildError as err:  # a missing compiler too
+        raise CliError(str(err)) from None
 
 
 def run(args: argparse.Namespace) -> int:
@@ -185,12 +188,4 @@ def run(args: argparse.Namespace) -> int:
         info = submission.build_submission(weights, Path(args.out or DEFAULT_OUT))
     except submission.SubmissionError as err:
         raise CliError(str(err)) from None
-    for line in info.summary_lines():
-        print(line)
-    sys.stdout.flush()
-    if not args.check:
-        return 0
-    reports = submission_check.check_submission(info.path)
-    print(submission_check.format_check(reports))
-    sys.stdout.flush()
-    return 0 if all(report.ok for report in reports) else 1
+    return summary_and_check(info, args.check, submission_check.check_submission)
