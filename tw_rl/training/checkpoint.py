@@ -122,7 +122,8 @@ def load_checkpoint(
     except FileNotFoundError:
         raise CheckpointError(f"no checkpoint at {path}") from None
     except Exception as err:  # torch raises several kinds for a damaged file
-        raise CheckpointError(f"{path} is not a readable checkpoint ({type(err).__name__}: {err})") from None
+        why = str(err).strip().split("\n")[0]  # the first line: torch's own messages run to paragraphs
+        raise CheckpointError(f"{path} is not a readable checkpoint ({type(err).__name__}: {why})") from None
     if not isinstance(payload, dict) or payload.get("format") != CHECKPOINT_FORMAT:
         raise CheckpointError(f"{path} is not a tw_rl checkpoint of format {CHECKPOINT_FORMAT}")
     if size is not None:
