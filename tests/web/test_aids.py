@@ -148,7 +148,7 @@ def test_the_bot_spends_its_seconds_over_the_game_not_a_move():
     game = store.new(6, "codecup", "", "white", "bot@1", seed=3)
     while not game.state.terminated[0]:
         game.play(game.view()["position"]["legal"][0] if game.view()["position"]["legal"] else "Pass")
-    log = game.bot._bot.log
+    log = game.bot.codecup_bot.log
     assert len(log) > 10
     spent = sum(seconds for _, seconds, _ in log)
     assert spent <= 1.0 and max(allot for allot, _, _ in log) <= 1.0 * 0.9 / 8 + 1e-9

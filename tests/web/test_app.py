@@ -18,7 +18,7 @@ from tw_rl.core.notation import cell_name, parse_cell  # noqa: E402
 from tw_rl.core.rules import Rules  # noqa: E402
 from tw_rl.training.checkpoint import DEFAULT_TEACHER  # noqa: E402
 from tw_rl.web.app import ServerSettings, create_app  # noqa: E402
-from tw_rl.web.bots import BotError  # noqa: E402
+from tw_rl.web.bots import BotError, make_bot  # noqa: E402
 from tw_rl.web.games import GameStore  # noqa: E402
 
 from .conftest import record_text  # noqa: E402
@@ -186,8 +186,25 @@ def test_a_damaged_checkpoint_as_the_bot_is_refused_and_the_server_goes_on(tmp_p
             "checkpoint gone: the file is gone from the server"
         )
         wrong_size = client.post("/api/games", json={"bot": "ckpt:default@4", "size": 8})
-        assert wrong_size.status_code == 400 and "board size 6" in wrong_size.json()["error"]
+        assert wrong_size.status_code == 400 and wrong_size.json()["error"] == (
+            "checkpoint default: it is for board size 6, this game plays size 8"  # the loader's one check
+        )
         assert new_game(client)["your_turn"]
+
+
+def test_every_page_bot_is_a_player_of_the_one_protocol():
+    """Behind ``Bot.choose`` each opponent is a player ``(rules, state, rng) -> actions [B]``:
+    on a batch of games it answers a legal action in each (the CodeCup bot through its adapter,
+    the baselines from the arena's player kinds)."""
+    rules = Rules(6)
+    rng = np.random.default_rng(2)
+    state = rules.init(3, rng)
+    for _ in range(4):
+        legal = rules.legal_mask(state)
+        state = rules.step(state, np.array([rng.choice(np.flatnonzero(row)) for row in legal]))
+    for spec in ("bot@1", "ckpt:default@2", "random", "greedy"):
+        actions = make_bot(spec, rules).player(rules, state, rng)
+        assert actions.shape == (3,) and rules.legal_mask(state)[np.arange(3), actions].all(), spec
 
 
 def test_the_checkpoint_bot_and_the_codecup_bot_play_legal_moves(client):
@@ -304,7 +321,9 @@ def test_a_damaged_checkpoint_in_the_analysis_is_one_line(tmp_path):
         response = client.get(url, params={"checkpoint": "damaged"})
         assert response.status_code == 400 and response.json()["error"].startswith("checkpoint damaged: ")
         response = client.get(url, params={"checkpoint": "2"})
-        assert response.status_code == 400 and response.json()["error"].startswith("checkpoint garbage: ")
+        error = response.json()["error"]
+        assert response.status_code == 400 and error.startswith("checkpoint garbage: it is not a readable")
+        assert "\n" not in error and str(tmp_path) not in error, error  # torch's paragraph: its first line
         assert client.get(url).status_code == 200  # the default
         # A checkpoint rewritten on disk (a run in progress) is read again, not served from memory.
         assert client.get(url, params={"checkpoint": "good"}).status_code == 200

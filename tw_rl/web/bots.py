@@ -1,5 +1,10 @@
 """The page's opponents, named by a short spec, each choosing one action for a batch-of-one State.
 
+Each is a player of the one in-process protocol (``tw_rl.core.player``) behind the page's
+``Bot.choose``: the baselines built by the arena's player kinds (``tw_rl.rating``), a
+checkpoint's search (``training.match.search_player``), the CodeCup bot through a thin adapter
+(``codecup_player``: one position of its engine at a time).
+
 - ``bot@SECONDS`` (default ``bot@30``, the CodeCup clock): the CodeCup bot
   (``tw_rl.codecup.players.BotPlayer``) on a clock of SECONDS for the whole game, as the arena's
   ``NAME@SECONDS`` means; its own time control shares them over its moves (never more than
@@ -30,8 +35,10 @@ from tw_rl.codecup.rules import Board
 from tw_rl.codecup.weights import WeightsError
 from tw_rl.core.baselines import BASELINES
 from tw_rl.core.mcts import SearchConfig
+from tw_rl.core.player import Player
 from tw_rl.core.rules import Rules
 from tw_rl.core.state import PLAY, State
+from tw_rl.rating.player_specs import make_player, parse_player
 from tw_rl.scalar_position import state_position
 from tw_rl.training.checkpoint import CheckpointError
 from tw_rl.training.match import search_player
@@ -128,7 +135,8 @@ def bot_evaluator(size: int):
 
 
 class Bot:
-    """One opponent for one game: ``choose(state) -> action``."""
+    """One opponent for one game: ``choose(state) -> action``, the page's shape (one game, one
+    action) over a player of the one in-process protocol (``tw_rl.core.player.Player``)."""
 
     def __init__(
         self,
@@ -142,13 +150,11 @@ class Bot:
         self.rules = rules
         self.rng = np.random.default_rng(seed)
         self.note = ""  # what the bot runs on, for the page
-        self._bot: BotPlayer | None = None
-        self._player = None
+        self.codecup_bot: BotPlayer | None = None  # the CodeCup bot's own object (its log), for bot@S
         limits = limits or Limits()
         if spec.kind == "bot":
-            self.board = Board(rules.size)
             evaluator, self.note = bot_evaluator(rules.size)
-            self._bot = BotPlayer(
+            self.codecup_bot = BotPlayer(
                 evaluator=evaluator,
                 time_control=TimeControl(
                     spec.seconds,
@@ -156,10 +162,11 @@ class Bot:
                     ceiling=min(spec.seconds * DEFAULT_SAFETY / 8.0, limits.move_seconds),
                 ),
             )
+            self.player: Player = codecup_player(self.codecup_bot)
         elif spec.kind == "checkpoint":
-            self._player = _checkpoint_search(spec, rules, catalogue or Catalogue())
-        else:
-            self._player = BASELINES[spec.kind]
+            self.player = _checkpoint_search(spec, rules, catalogue or Catalogue())
+        else:  # a baseline, built by the arena's player kinds
+            self.player = make_player(parse_player(spec.kind)[0], rules)
 
     def choose(self, state: State) -> int:
         """The bot's action in game 0 of ``state`` (which must not be over)."""
@@ -168,16 +175,31 @@ class Bot:
             raise BotError("the bot has no legal action (the game is over)")
         if int(state.phase[0]) != PLAY and self.spec.kind != "checkpoint":
             return int(self.rng.choice(legal))  # only a checkpoint searches the set-up steps
-        if self._bot is not None:
-            position = state_position(self.board, state, 0, self.rules.variant, self.rules.stale_end)
-            return int(self._bot.choose(position))  # a pass is num_cells in both engines
-        action = int(self._player(self.rules, state, self.rng)[0])
+        action = int(self.player(self.rules, state, self.rng)[0])
         if action not in legal:
             raise BotError(f"{self.spec.describe()} chose an illegal action ({action})")
         return action
 
 
-def _checkpoint_search(spec: BotSpec, rules: Rules, catalogue: Catalogue):
+def codecup_player(bot: BotPlayer) -> Player:
+    """The CodeCup bot (one position at a time, on its own clock) as a player of the one
+    protocol: each unfinished game as a position of the bot's engine (a pass is ``num_cells``
+    in both engines)."""
+    boards: dict[int, Board] = {}
+
+    def play(rules: Rules, state: State, rng: np.random.Generator) -> np.ndarray:
+        board = boards.setdefault(rules.size, Board(rules.size))
+        actions = np.zeros(state.batch_size, dtype=np.int64)
+        for game in np.flatnonzero(~state.terminated):
+            position = state_position(board, state, int(game), rules.variant, rules.stale_end)
+            actions[game] = bot.choose(position)
+        return actions
+
+    return play
+
+
+def _checkpoint_search(spec: BotSpec, rules: Rules, catalogue: Catalogue) -> Player:
+    """An offered checkpoint's search (the page's loader: one-line errors without paths)."""
     try:
         offered = catalogue.resolve(spec.checkpoint)
         policy_value, _ = load_policy_value(offered.path, rules, offered.name)

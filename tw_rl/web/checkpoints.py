@@ -1,18 +1,14 @@
 """A checkpoint for the web page (a bot's search, an analysis's policy and value), by the path
-the server was started with or ``default`` (the shipped teacher), checked against the game's
-board, with one-line errors that name it as the page does."""
+the server was started with or ``default`` (the shipped teacher), read through the one loader
+and its one board-size check (``tw_rl.training.checkpoint.load_net``), with one-line errors that
+name it as the page does (never by its path on the server)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 from tw_rl.core.rules import Rules
-from tw_rl.training.checkpoint import (
-    CheckpointError,
-    load_checkpoint,
-    net_from_checkpoint,
-    resolve_checkpoint,
-)
+from tw_rl.training.checkpoint import CheckpointError, load_net, resolve_checkpoint
 from tw_rl.training.net import NetPolicyValue
 
 
@@ -26,13 +22,18 @@ def load_policy_value(path: str, rules: Rules, label: str | None = None) -> tupl
         file = Path(resolve_checkpoint(path))
         if not file.is_file():
             raise CheckpointError("the file is gone from the server")
-        payload = load_checkpoint(file)
-        if int(payload["size"]) != rules.size:
-            raise CheckpointError(f"it is for board size {payload['size']}, this game is size {rules.size}")
-        net = net_from_checkpoint(payload, "cpu")
+        net, payload = load_net(file, rules.size, "cpu", user="this game")
     except (CheckpointError, KeyError, RuntimeError, OSError) as err:
-        message = str(err)
-        for shown in {str(path), str(file)}:  # the page knows the checkpoint by its label only
-            message = message.replace(shown, label)
+        message = _without_paths(str(err), (path, file), label)
         raise CheckpointError(f"checkpoint {label}: {message}") from None
     return NetPolicyValue(net, rules, "cpu"), payload
+
+
+def _without_paths(message: str, paths: tuple, label: str) -> str:
+    """The loader's message as the page says it: the checkpoint is "it" where the message starts
+    with its path, and its label wherever else a path stood (the longest first)."""
+    for shown in sorted({str(p) for p in paths}, key=len, reverse=True):
+        if message.startswith(shown + " "):
+            message = "it" + message[len(shown) :]
+        message = message.replace(shown, label)
+    return message
