@@ -3,6 +3,7 @@ one-process training run never loads Ray."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -40,16 +41,23 @@ def test_codecup_is_standard_library_only():
 
 
 def test_the_one_process_training_run_never_imports_ray(tmp_path):
-    """The debug preset trains through scripts/train.py, checkpoints and all, without Ray."""
+    """The debug preset trains through scripts/train.py, run as a user runs it, checkpoints and
+    all, without Ray (a sitecustomize on PYTHONPATH writes the loaded modules at exit)."""
     script = Path(__file__).resolve().parent.parent / "scripts" / "train.py"
-    code = (
-        "import runpy, sys\n"
-        f"sys.argv = [{str(script)!r}, 'debug=default', 'device=cpu', 'hydra.run.dir={tmp_path}']\n"
-        f"runpy.run_path({str(script)!r}, run_name='__main__')\n"
-        "loaded = sorted(m for m in sys.modules if m == 'ray' or m.startswith('ray.'))\n"
-        "assert not loaded, loaded\n"
-        "assert 'tw_rl.training.loop' in sys.modules and 'tw_rl.training.ray_selfplay' not in sys.modules\n"
+    hook = tmp_path / "hook"
+    hook.mkdir()
+    modules = tmp_path / "modules.txt"
+    (hook / "sitecustomize.py").write_text(
+        "import atexit, sys\n"
+        f"atexit.register(lambda: open({str(modules)!r}, 'w').write('\\n'.join(sorted(sys.modules))))\n"
     )
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    run_dir = tmp_path / "run"
+    paths = [str(hook), os.environ.get("PYTHONPATH", "")]
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in paths if p)}
+    argv = [sys.executable, str(script), "debug=default", "device=cpu", f"hydra.run.dir={run_dir}"]
+    result = subprocess.run(argv, capture_output=True, text=True, timeout=300, env=env)
     assert result.returncode == 0, result.stderr[-3000:]
-    assert (tmp_path / "checkpoints" / "ckpt-g000001.pt").exists()
+    loaded = set(modules.read_text().split())
+    assert not {m for m in loaded if m == "ray" or m.startswith("ray.")}
+    assert "tw_rl.training.loop" in loaded and "tw_rl.training.ray_selfplay" not in loaded
+    assert (run_dir / "checkpoints" / "ckpt-g000001.pt").exists()
