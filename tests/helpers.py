@@ -4,6 +4,7 @@ forfeit score by the written formula."""
 from __future__ import annotations
 
 import math
+import subprocess
 
 import numpy as np
 
@@ -56,3 +57,13 @@ def forfeit_points(red: int, white: int, moves: list[int], offender: int) -> tup
     own = len(white_cells) if offender == RED else len(red_cells)
     points = 200 + own + math.floor(0.9 * neutral)
     return (0, points) if offender == RED else (points, 0)
+
+
+def stop_process(process: subprocess.Popen, grace: float = 10.0) -> None:
+    """Terminate a server or program started by a test, and kill it if it outlives ``grace`` s."""
+    process.terminate()
+    try:
+        process.wait(timeout=grace)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()

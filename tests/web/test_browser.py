@@ -19,6 +19,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from helpers import stop_process
 
 from tw_rl.cli import main
 
@@ -81,12 +82,7 @@ def serving(*args: str):
         assert match, f"tw-rl serve printed {line!r}"
         yield match.group(0)
     finally:
-        process.terminate()
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+        stop_process(process)
 
 
 @pytest.fixture

@@ -14,6 +14,7 @@ import pytest
 
 pytest.importorskip("starlette")
 pytest.importorskip("httpx2")
+from helpers import stop_process
 from starlette.testclient import TestClient  # noqa: E402
 
 from tw_rl.web.app import ServerSettings, create_app  # noqa: E402
@@ -149,15 +150,6 @@ def _serve(*args: str) -> subprocess.Popen:
     )
 
 
-def _stop(process: subprocess.Popen) -> None:
-    process.terminate()
-    try:
-        process.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        process.kill()
-        process.wait()
-
-
 def test_serve_beyond_loopback_prints_a_token_and_refuses_requests_without_it():
     process = _serve("--host", "0.0.0.0")
     try:
@@ -173,7 +165,7 @@ def test_serve_beyond_loopback_prints_a_token_and_refuses_requests_without_it():
         with urllib.request.urlopen(f"{base}?token={token}", timeout=10) as answer:
             assert answer.status == 200
     finally:
-        _stop(process)
+        stop_process(process)
 
 
 def test_serve_on_loopback_needs_no_token_unless_asked(tmp_path):
@@ -189,7 +181,7 @@ def test_serve_on_loopback_needs_no_token_unless_asked(tmp_path):
                 status = err.code
             assert status == (403 if wants_token else 200)
         finally:
-            _stop(process)
+            stop_process(process)
 
 
 # ----------------------------------------------------------------------- bounded work

@@ -22,6 +22,7 @@ import time
 from pathlib import Path
 
 import pytest
+from helpers import stop_process
 
 ARTIFACTS = Path(os.environ.get("TW_RL_ARTIFACTS", "test-artifacts"))
 
@@ -115,12 +116,7 @@ def run_load(name: str, bot: str, clients: int, seconds: float) -> dict:
         wall = time.monotonic() - started
         alive = process.poll() is None
     finally:
-        process.terminate()
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+        stop_process(process)
     latencies = sorted(x for p in players for x in p.latencies)
     summary = {
         "bot": bot,
