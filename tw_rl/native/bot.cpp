@@ -29,10 +29,13 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cerrno>
 #include <cstring>
 #include <ctime>
+#include <filesystem>
 #include <map>
 #include <memory>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -2146,6 +2149,314 @@ static int bench_mode(Evaluator *e, const Options &o, long sims) {
     return 0;
 }
 
+// ------------------------------------------------------------------------- self-play data
+// --selfplay GAMES --out DIR: games of the bot against itself (one tree, reused by both sides)
+// from judge-drawn starts, written as training shards of tw_rl/training/replay_buffer.py's
+// format 2 (one .npz per game).  Exploration: for the first --temperature-moves plies the move
+// is drawn in proportion to the root's visits, after that it is the search's own answer.  Every
+// position with more than one legal move is searched (--sims, 800 by default) and recorded with
+// its visit distribution over the legal moves (summing to one); a forced move is not recorded.
+// A shard is written under a temporary name and renamed, so a killed run loses only its game
+// in flight; names are shard-g<generation>-w<worker>-<index>-n1.npz (--generation, --worker).
+constexpr long SELFPLAY_DEFAULT_SIMS = 800;
+constexpr int SHARD_FORMAT = 2;  // replay_buffer.SHARD_FORMAT
+
+struct SelfPlayOptions {
+    long games = 0;
+    std::string out;
+    long temperature_moves = 8;
+    long generation = 0;
+    long worker = -1;  // -1: the seed
+};
+
+// The judge's start (rules.judge_start): two cells off the border and the centre, not neighbours.
+static void judge_start(std::mt19937_64 &rng, int &red_cell, int &white_cell) {
+    std::vector<int> allowed;
+    for (int i = 0; i < NUM_CELLS; ++i)
+        if (!BOARD.border[i] && i != BOARD.centre) allowed.push_back(i);
+    red_cell = allowed[std::uniform_int_distribution<size_t>(0, allowed.size() - 1)(rng)];
+    std::vector<int> apart;
+    for (int i : allowed) {
+        bool near = false;
+        for (int d = 0; d < 6; ++d) near = near || BOARD.nbr[red_cell][d] == i;
+        if (i != red_cell && !near) apart.push_back(i);
+    }
+    white_cell = apart[std::uniform_int_distribution<size_t>(0, apart.size() - 1)(rng)];
+}
+
+// One recorded position: the stacks, the side to move, and the search's visit distribution.
+struct Sample {
+    int8_t owner[NUM_CELLS], height[NUM_CELLS];
+    int8_t to_move, passes;
+    float policy[NUM_CELLS + 1];
+};
+
+struct SelfPlayGame {
+    std::vector<Sample> samples;
+    Bits red_territory, white_territory;
+    int winner = 0;  // RED, WHITE or 0
+};
+
+static Sample sample_of(const Pos &p, const std::vector<Stat> &stats) {
+    Sample s;
+    for (int i = 0; i < NUM_CELLS; ++i) {
+        s.owner[i] = int8_t(BOARD.has(p.red, i) ? RED : BOARD.has(p.white, i) ? WHITE
+                                                     : BOARD.has(p.neutral, i) ? NEUTRAL
+                                                                               : EMPTY);
+        s.height[i] = int8_t(count_at(p.h, i));
+    }
+    s.to_move = int8_t(p.to_move);
+    s.passes = int8_t(p.passes);
+    long total = 0;
+    for (const Stat &st : stats) total += st.visits;
+    for (float &v : s.policy) v = 0.0f;
+    for (const Stat &st : stats) s.policy[st.move] = float(double(st.visits) / double(total));
+    return s;
+}
+
+// A move drawn in proportion to the root's visits.
+static int sample_by_visits(const std::vector<Stat> &stats, std::mt19937_64 &rng) {
+    long total = 0;
+    for (const Stat &st : stats) total += st.visits;
+    long pick = std::uniform_int_distribution<long>(0, total - 1)(rng);
+    for (const Stat &st : stats) {
+        if (pick < st.visits) return st.move;
+        pick -= st.visits;
+    }
+    return stats.front().move;
+}
+
+static SelfPlayGame play_selfplay_game(MCTS &mcts, long sims, long temperature_moves, std::mt19937_64 &rng) {
+    SelfPlayGame game;
+    int red_cell, white_cell;
+    judge_start(rng, red_cell, white_cell);
+    Pos p = start_position(red_cell, white_cell);
+    Info info;
+    analyse(p, info);
+    mcts.reset();
+    std::vector<int> legal;
+    for (long ply = 0; !p.over; ++ply) {
+        legal.clear();
+        legal_moves(p, info, legal);
+        int move = legal[0];
+        if (legal.size() > 1) {
+            int searched = mcts.search(p, -1.0, sims, monotonic);
+            game.samples.push_back(sample_of(p, mcts.last_stats));
+            move = ply < temperature_moves ? sample_by_visits(mcts.last_stats, rng) : searched;
+        }
+        play(p, move, info);
+    }
+    game.red_territory = info.tr;
+    game.white_territory = info.tw;
+    int r = count(info.tr), w = count(info.tw);
+    game.winner = r > w ? RED : w > r ? WHITE : 0;
+    return game;
+}
+
+// .npy and .npz (a zip of stored entries) writers: what numpy.load reads.
+static uint32_t crc32_of(const std::string &data) {
+    static uint32_t table[256];
+    static bool ready = false;
+    if (!ready) {
+        for (uint32_t n = 0; n < 256; ++n) {
+            uint32_t c = n;
+            for (int k = 0; k < 8; ++k) c = (c & 1) ? 0xEDB88320u ^ (c >> 1) : c >> 1;
+            table[n] = c;
+        }
+        ready = true;
+    }
+    uint32_t c = 0xFFFFFFFFu;
+    for (unsigned char ch : data) c = table[(c ^ ch) & 0xff] ^ (c >> 8);
+    return c ^ 0xFFFFFFFFu;
+}
+
+// IEEE half precision of a float, rounded to nearest even (numpy's float16).
+static uint16_t half_bits(float value) {
+    uint32_t x;
+    std::memcpy(&x, &value, sizeof x);
+    uint32_t sign = (x >> 16) & 0x8000u;
+    int biased = int((x >> 23) & 0xff);
+    uint32_t mant = x & 0x7fffffu;
+    if (biased == 0) return uint16_t(sign);
+    if (biased == 0xff) return uint16_t(sign | 0x7c00u | (mant ? 0x200u : 0u));
+    int exp = biased - 127 + 15;
+    if (exp >= 31) return uint16_t(sign | 0x7c00u);
+    if (exp <= 0) {
+        if (exp < -10) return uint16_t(sign);
+        mant |= 0x800000u;
+        int shift = 14 - exp;
+        uint32_t h = mant >> shift, rest = mant & ((1u << shift) - 1), halfway = 1u << (shift - 1);
+        if (rest > halfway || (rest == halfway && (h & 1))) ++h;
+        return uint16_t(sign | h);
+    }
+    uint32_t h = (uint32_t(exp) << 10) | (mant >> 13), rest = mant & 0x1fffu;
+    if (rest > 0x1000u || (rest == 0x1000u && (h & 1))) ++h;  // a carry rounds into the exponent
+    return uint16_t(sign | h);
+}
+
+static void put_le(std::string &s, uint64_t v, int bytes) {
+    for (int k = 0; k < bytes; ++k) s.push_back(char((v >> (8 * k)) & 0xff));
+}
+
+// A .npy file: the version 1.0 header (padded to 64 bytes) and the little-endian data.
+static std::string npy(const std::string &descr, const std::vector<size_t> &shape, const std::string &data) {
+    std::string dims;  // Python's tuple: (), (B,) or (B, N)
+    for (size_t k = 0; k < shape.size(); ++k) dims += (k ? ", " : "") + std::to_string(shape[k]);
+    if (shape.size() == 1) dims += ",";
+    std::string header = "{'descr': '" + descr + "', 'fortran_order': False, 'shape': (" + dims + "), }";
+    while ((10 + header.size() + 1) % 64) header.push_back(' ');
+    header.push_back('\n');
+    std::string out = "\x93NUMPY";
+    out.push_back('\x01');
+    out.push_back('\x00');
+    put_le(out, header.size(), 2);
+    return out + header + data;
+}
+
+struct ZipWriter {
+    std::string bytes, directory;
+    int entries = 0;
+    void add(const std::string &name, const std::string &data) {
+        uint32_t crc = crc32_of(data);
+        size_t offset = bytes.size();
+        auto common = [&](std::string &s) {
+            put_le(s, 20, 2);       // version needed: 2.0
+            put_le(s, 0, 2);        // flags
+            put_le(s, 0, 2);        // method: stored
+            put_le(s, 0, 2);        // time
+            put_le(s, 0x21, 2);     // date: 1980-01-01
+            put_le(s, crc, 4);
+            put_le(s, data.size(), 4);
+            put_le(s, data.size(), 4);
+            put_le(s, name.size(), 2);
+            put_le(s, 0, 2);        // extra field
+        };
+        put_le(bytes, 0x04034b50u, 4);
+        common(bytes);
+        bytes += name + data;
+        put_le(directory, 0x02014b50u, 4);
+        put_le(directory, 20, 2);  // made by
+        common(directory);
+        put_le(directory, 0, 2);   // comment
+        put_le(directory, 0, 2);   // disk
+        put_le(directory, 0, 2);   // internal attributes
+        put_le(directory, 0, 4);   // external attributes
+        put_le(directory, offset, 4);
+        directory += name;
+        ++entries;
+    }
+    std::string finish() const {
+        std::string end;
+        put_le(end, 0x06054b50u, 4);
+        put_le(end, 0, 2);
+        put_le(end, 0, 2);
+        put_le(end, entries, 2);
+        put_le(end, entries, 2);
+        put_le(end, directory.size(), 4);
+        put_le(end, bytes.size(), 4);
+        put_le(end, 0, 2);
+        return bytes + directory + end;
+    }
+};
+
+// The shard of one game (replay_buffer's format 2): targets from each position's mover's side.
+static std::string shard_bytes(const SelfPlayGame &game) {
+    const size_t b = game.samples.size(), n = NUM_CELLS;
+    std::string owner, height, to_move, passes, policy, value, territory, score;
+    int red_view[NUM_CELLS];
+    long margin = 0;
+    for (int i = 0; i < NUM_CELLS; ++i) {
+        red_view[i] = (BOARD.has(game.red_territory, i) ? 1 : 0) - (BOARD.has(game.white_territory, i) ? 1 : 0);
+        margin += red_view[i];
+    }
+    for (const Sample &s : game.samples) {
+        int side = s.to_move == RED ? 1 : -1;
+        owner.append(reinterpret_cast<const char *>(s.owner), n);
+        height.append(reinterpret_cast<const char *>(s.height), n);
+        to_move.push_back(char(s.to_move));
+        passes.push_back(char(s.passes));
+        for (float v : s.policy) put_le(policy, half_bits(v), 2);
+        value.push_back(char(game.winner == 0 ? 0 : game.winner == s.to_move ? 1 : -1));
+        for (int i = 0; i < NUM_CELLS; ++i) territory.push_back(char(side * red_view[i]));
+        float margin_here = float(double(side * margin) / double(n));
+        uint32_t bits;
+        std::memcpy(&bits, &margin_here, sizeof bits);
+        put_le(score, bits, 4);
+    }
+    std::string version, size;
+    put_le(version, SHARD_FORMAT, 8);
+    put_le(size, SIZE, 8);
+    ZipWriter zip;
+    zip.add("format_version.npy", npy("<i8", {}, version));
+    zip.add("board_size.npy", npy("<i8", {}, size));
+    zip.add("owner.npy", npy("|i1", {b, n}, owner));
+    zip.add("height.npy", npy("|i1", {b, n}, height));
+    zip.add("to_move.npy", npy("|i1", {b}, to_move));
+    zip.add("passes.npy", npy("|i1", {b}, passes));
+    zip.add("policy.npy", npy("<f2", {b, n + 1}, policy));
+    zip.add("value.npy", npy("|i1", {b}, value));
+    zip.add("territory.npy", npy("|i1", {b, n}, territory));
+    zip.add("score.npy", npy("<f4", {b}, score));
+    return zip.finish();
+}
+
+static bool file_exists(const std::string &path) {
+    std::FILE *f = std::fopen(path.c_str(), "rb");
+    if (f) std::fclose(f);
+    return f != nullptr;
+}
+
+// Write bytes under a temporary name, then rename: the shard exists whole or not at all.
+static void write_renamed(const std::string &path, const std::string &temporary, const std::string &data) {
+    std::FILE *f = std::fopen(temporary.c_str(), "wb");
+    if (!f) throw Error{"cannot write " + temporary + ": " + std::strerror(errno)};
+    bool ok = std::fwrite(data.data(), 1, data.size(), f) == data.size();
+    ok = std::fclose(f) == 0 && ok;
+    if (!ok || std::rename(temporary.c_str(), path.c_str()) != 0) {
+        std::remove(temporary.c_str());
+        throw Error{"cannot write " + path + ": " + std::strerror(errno)};
+    }
+}
+
+static std::string shard_name(long generation, long worker, long index) {
+    char name[96];
+    std::snprintf(name, sizeof name, "shard-g%06ld-w%03ld-%04ld-n1.npz", generation, worker, index);
+    return name;
+}
+
+// One JSON line a game (its shard, positions, CPU seconds) and one of totals at the end.
+static int selfplay_mode(Evaluator *e, const Options &o, const SelfPlayOptions &so) {
+    std::error_code err;
+    std::filesystem::create_directories(so.out, err);
+    if (err) throw Error{"cannot create " + so.out + ": " + err.message()};
+    long sims = o.sims > 0 ? o.sims : SELFPLAY_DEFAULT_SIMS;
+    long worker = so.worker >= 0 ? so.worker : o.seed;
+    size_t node_cap, edge_cap;
+    pool_caps(o.pool_mib, node_cap, edge_cap);
+    MCTS mcts(e, o.c_puct, o.fpu, node_cap, edge_cap);
+    long index = 0, positions = 0;
+    double started = process_time();
+    for (long g = 0; g < so.games; ++g) {
+        std::mt19937_64 rng(uint64_t(o.seed) * 0x9E3779B97F4A7C15ull + uint64_t(g));
+        double t0 = process_time();
+        SelfPlayGame game = play_selfplay_game(mcts, sims, so.temperature_moves, rng);
+        std::string name = shard_name(so.generation, worker, index);
+        while (file_exists(so.out + "/" + name)) name = shard_name(so.generation, worker, ++index);
+        ++index;
+        write_renamed(so.out + "/" + name, so.out + "/." + name + ".tmp", shard_bytes(game));
+        positions += long(game.samples.size());
+        std::printf("{\"game\": %ld, \"shard\": \"%s\", \"positions\": %zu, \"winner\": %d, \"seconds\": %.3f}\n",
+                    g + 1, name.c_str(), game.samples.size(), game.winner, process_time() - t0);
+        std::fflush(stdout);
+    }
+    double spent = process_time() - started;
+    std::printf("{\"games\": %ld, \"positions\": %ld, \"sims\": %ld, \"seconds\": %.3f, \"games_per_s\": %.4f, "
+                "\"positions_per_s\": %.2f}\n",
+                so.games, positions, sims, spent, spent > 0 ? double(so.games) / spent : 0.0,
+                spent > 0 ? double(positions) / spent : 0.0);
+    return 0;
+}
+
 }  // namespace tw
 
 // ------------------------------------------------------------------------------ command line
@@ -2174,6 +2485,8 @@ long int_option(const std::string &name, const char *text) {
 const char *USAGE =
     "usage: bot [--time S] [--safety F] [--c-puct C] [--fpu F] [--per-empty F] [--weights FILE | --no-weights]\n"
     "           [--seed S] [--size 6] [--sims N] [--pool-mib M] [--test | --bench N | --defaults]\n"
+    "       bot --selfplay GAMES --out DIR [--sims N] [--seed S] [--temperature-moves K] [--generation G]\n"
+    "           [--worker W] [--weights FILE]   (training shards of self-play games)\n"
     "Play one CodeCup Tumbleweed game on stdin/stdout (the native twin of python -m tw_rl.codecup).\n";
 
 }  // namespace
@@ -2186,6 +2499,8 @@ int main(int argc, char **argv) {
     Options o;
     bool test = false, defaults = false, no_weights_given = false;
     long bench = -1;
+    SelfPlayOptions selfplay;
+    bool selfplay_given = false;
     for (int i = 1; i < argc; ++i) {
         std::string a = argv[i];
         std::string value;
@@ -2231,6 +2546,17 @@ int main(int argc, char **argv) {
             bench = int_option(a, next());
         else if (a == "--defaults")
             defaults = true;
+        else if (a == "--selfplay") {
+            selfplay.games = int_option(a, next());
+            selfplay_given = true;
+        } else if (a == "--out")
+            selfplay.out = next();
+        else if (a == "--temperature-moves")
+            selfplay.temperature_moves = int_option(a, next());
+        else if (a == "--generation")
+            selfplay.generation = int_option(a, next());
+        else if (a == "--worker")
+            selfplay.worker = int_option(a, next());
         else if (a == "-h" || a == "--help") {
             std::fputs(USAGE, stdout);
             return 0;
@@ -2244,6 +2570,15 @@ int main(int argc, char **argv) {
     if (!(o.c_puct > 0) || !(o.per_empty > 0)) usage_error("--c-puct and --per-empty must be positive");
     if (!(o.pool_mib >= 1 && o.pool_mib <= 4096)) usage_error("--pool-mib must be in [1, 4096]");
     if (o.sims == 0 || o.sims < -1) usage_error("--sims must be at least 1");
+    if (selfplay_given) {
+        if (selfplay.games < 1) usage_error("--selfplay needs at least 1 game");
+        if (selfplay.out.empty()) usage_error("--selfplay needs --out DIR");
+        if (selfplay.temperature_moves < 0) usage_error("--temperature-moves must be >= 0");
+        if (selfplay.generation < 0 || selfplay.worker < -1) usage_error("--generation and --worker must be >= 0");
+        if (o.seed < 0) usage_error("--seed must be >= 0 with --selfplay");
+    } else if (!selfplay.out.empty() || selfplay.worker != -1 || selfplay.generation != 0) {
+        usage_error("--out, --generation and --worker go with --selfplay");
+    }
     if (defaults) {
         std::printf("budget %.17g\nsafety %.17g\nper_empty %.17g\nc_puct %.17g\nfpu_reduction %.17g\n"
                     "fixed_bits %d\nhidden_bits %d\nformat_version %d\nboard_size %d\nembedded_weights %d\n",
@@ -2271,6 +2606,14 @@ int main(int argc, char **argv) {
     if (bench >= 0) {
         if (bench < 1) usage_error("--bench needs at least 1 simulation");
         return bench_mode(e, o, bench);
+    }
+    if (selfplay_given) {
+        try {
+            return selfplay_mode(e, o, selfplay);
+        } catch (const Error &ex) {
+            std::fprintf(stderr, "tw_rl.native: %s\n", ex.message.c_str());
+            return 1;
+        }
     }
     size_t node_cap, edge_cap;
     pool_caps(o.pool_mib, node_cap, edge_cap);
