@@ -36,11 +36,11 @@ from tw_rl.core.rules import Rules
 from tw_rl.expert.config import ExpertConfig
 from tw_rl.expert.rating import rate
 from tw_rl.expert.selfplay import generate, native_binary
-from tw_rl.export.distill import distill, load_samples, teacher_targets
+from tw_rl.export.distill import distill, teacher_targets
 from tw_rl.export.weights_file import load_student, write_weights
 from tw_rl.files import FolderInUse, append_line, atomic_writer, drop_partial_line, folder_lock
 from tw_rl.training.checkpoint import load_checkpoint, net_from_checkpoint, resolve_checkpoint
-from tw_rl.training.replay_buffer import shard_games
+from tw_rl.training.replay_buffer import ReplayWindow, Samples, shard_games
 
 BOARD_SIZE = 6  # the native bot plays the CodeCup board only
 
@@ -84,6 +84,15 @@ def _append_metrics(run: Path, record: dict) -> None:
     path = run / "metrics.jsonl"
     drop_partial_line(path)  # a line cut off by a kill
     append_line(path, json.dumps(record, sort_keys=True))
+
+
+def newest_samples(shards: Path, window: int) -> Samples:
+    """The newest ``window`` positions of the run's shards; a shard of another format version or
+    board size raises ShardFormatError (one line)."""
+    newest = ReplayWindow(shards, window, size=BOARD_SIZE)
+    if not newest.refresh():
+        raise FileNotFoundError(f"no self-play samples in {shards}")
+    return newest.samples
 
 
 def _teacher(cfg: ExpertConfig):
@@ -184,7 +193,7 @@ def _generation(cfg, rules, run_dir, shards, binary, generation, teacher, log, p
         )
     new = student_path(run_dir, generation)
     if not new.is_file():
-        samples = load_samples(shards, cfg.window_samples)
+        samples = newest_samples(shards, cfg.window_samples)
         net = load_student(previous, BOARD_SIZE)
         targets = teacher_targets(teacher, rules, samples) if teacher is not None else None
         log(f"generation {generation}: training on {len(samples)} positions, {cfg.train.steps} steps")
