@@ -4,7 +4,7 @@ The config is ``configs/expert.yaml``, checked against ``tw_rl.expert.config.Exp
 mistyped key or a wrong type fails before anything runs). The run lives in Hydra's output dir
 (``runs/expert`` unless ``hydra.run.dir=...``); the same command again continues a killed run.
 
-    python scripts/expert.py                                   # 10 generations of 64 games, 800 sims
+    python scripts/expert.py                                   # 10 generations of 200 games, 800 sims
     python scripts/expert.py generations=20                    # extend a finished run
     python scripts/expert.py hydra.run.dir=runs/e2 sims=200 processes=1 rate_games=0
     python scripts/expert.py --cfg job                         # print the config, run nothing

@@ -103,6 +103,7 @@ def test_killed_after_generation_one_it_continues_at_two(binary, tmp_path):
     assert 1 in done and 3 not in done
     first = done[1]
     student_one = student_path(tmp_path, 1).read_bytes()
+    (tmp_path / "selfplay" / ".shard-g000002-w001-0000-n1.npz.00000001.tmp").write_bytes(b"cut off")
     again = subprocess.run(command, capture_output=True, text=True, timeout=180, check=False)
     assert again.returncode == 0, again.stderr[-2000:]
     after = finished_generations(tmp_path)
@@ -142,6 +143,14 @@ def test_a_shard_of_another_format_or_board_is_refused_in_one_line(binary, tmp_p
     assert done.returncode == 2
     lines = [line for line in done.stderr.splitlines() if line.startswith("error")]
     assert len(lines) == 1 and says in lines[0] and "Traceback" not in done.stderr
+
+
+def test_the_teacher_networks_outputs_mix_into_the_targets(binary, tmp_path):
+    cfg = tiny(tmp_path, binary, generations=1, rate_games=0, teacher="default")
+    cfg.train.teacher_weight = 0.5
+    (record,) = run(cfg, log=lambda _: None, progress=False)
+    assert record["generation"] == 1 and "win_rate" not in record
+    assert student_path(tmp_path, 1).is_file()
 
 
 @pytest.mark.parametrize(

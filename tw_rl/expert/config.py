@@ -22,7 +22,7 @@ class ExpertConfig:
     start_weights: str = ""  # the first generation's student (.twnet); "" = the shipped student
     seed: int = 0
     # self-play: the native bot's --selfplay
-    games_per_generation: int = 64
+    games_per_generation: int = 200  # ~13k positions; ~50 s on 2 cores at 800 sims
     processes: int = 2  # bot processes at once (one per core)
     sims: int = 800  # simulations per searched move
     temperature_moves: int = 8  # plies drawn in proportion to the visits, then the most visited
@@ -33,7 +33,7 @@ class ExpertConfig:
     train: DistillConfig = field(default_factory=_train_defaults)
     teacher: str = ""
     # rating: the new student against the previous one, both in the native bot at fixed sims
-    rate_games: int = 8  # 0 = no rating
+    rate_games: int = 20  # 0 = no rating
     rate_sims: int = 200
     rate_time: float = 60.0  # each program's clock (s); fixed sims decide, the clock only guards
 

@@ -38,7 +38,14 @@ from tw_rl.expert.rating import rate
 from tw_rl.expert.selfplay import generate, native_binary
 from tw_rl.export.distill import distill, teacher_targets
 from tw_rl.export.weights_file import load_student, write_weights
-from tw_rl.files import FolderInUse, append_line, atomic_writer, drop_partial_line, folder_lock
+from tw_rl.files import (
+    FolderInUse,
+    append_line,
+    atomic_writer,
+    drop_partial_line,
+    folder_lock,
+    remove_temporaries,
+)
 from tw_rl.training.checkpoint import load_checkpoint, net_from_checkpoint, resolve_checkpoint
 from tw_rl.training.replay_buffer import ReplayWindow, Samples, shard_games
 
@@ -96,8 +103,9 @@ def newest_samples(shards: Path, window: int) -> Samples:
 
 
 def _teacher(cfg: ExpertConfig):
+    """The network whose outputs ``train.teacher_weight`` mixes into the targets."""
     path = resolve_checkpoint(cfg.teacher)
-    return net_from_checkpoint(load_checkpoint(path))
+    return net_from_checkpoint(load_checkpoint(path, size=BOARD_SIZE, user="the expert run"))
 
 
 def run(cfg: ExpertConfig, log: Callable[[str], None] = print, progress: bool = True) -> list[dict]:
@@ -115,6 +123,7 @@ def run(cfg: ExpertConfig, log: Callable[[str], None] = print, progress: bool = 
 def _run(cfg: ExpertConfig, run_dir: Path, log: Callable[[str], None], progress: bool) -> list[dict]:
     shards = run_dir / "selfplay"
     rules = Rules(BOARD_SIZE, "codecup")
+    remove_temporaries(shards)  # shards a killed bot process had not renamed yet
     start = student_path(run_dir, 0)
     if not start.is_file():
         source = Path(cfg.start_weights or default_weights(BOARD_SIZE))

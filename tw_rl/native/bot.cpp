@@ -2443,7 +2443,9 @@ static int selfplay_mode(Evaluator *e, const Options &o, const SelfPlayOptions &
         std::string name = shard_name(so.generation, worker, index);
         while (file_exists(so.out + "/" + name)) name = shard_name(so.generation, worker, ++index);
         ++index;
-        write_renamed(so.out + "/" + name, so.out + "/." + name + ".tmp", shard_bytes(game));
+        char tag[32];  // .<name>.<8 characters>.tmp: tw_rl.files' temporary names (remove_temporaries)
+        std::snprintf(tag, sizeof tag, ".%08ld.tmp", worker % 100000000);
+        write_renamed(so.out + "/" + name, so.out + "/." + name + tag, shard_bytes(game));
         positions += long(game.samples.size());
         std::printf("{\"game\": %ld, \"shard\": \"%s\", \"positions\": %zu, \"winner\": %d, \"seconds\": %.3f}\n",
                     g + 1, name.c_str(), game.samples.size(), game.winner, process_time() - t0);
