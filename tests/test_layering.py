@@ -3,7 +3,8 @@ layer order below, the package has no import cycle, and an import inside a funct
 only where it keeps an optional dependency optional.
 
     core, codecup  ->  files, config, cluster, scalar_position  ->  env | pettingzoo_env | referee
-        | training | native  ->  export  ->  rating | expert  ->  cli   (scripts/ and notebooks/ sit on top)
+        | training | native  ->  export  ->  rating | expert  ->  web | reliability  ->  cli
+    (scripts/ and notebooks/ sit on top)
 
 Units on one level are siblings: they must not import each other (``env``, ``pettingzoo_env``,
 ``referee`` and ``training`` know nothing of each other; ``core`` and ``codecup`` neither).
