@@ -40,10 +40,16 @@ def main(cfg: DictConfig) -> None:
     log = lambda line: print(line, file=sys.stderr)  # noqa: E731
     try:
         run(expert_cfg, log=log)
-    except (ConfigError, SelfPlayError, NativeBuildError, RefereeError, CheckpointError, WeightsError) as err:
-        print(f"error: {err}", file=sys.stderr)
-        sys.exit(2)
-    except (ShardFormatError, FileNotFoundError) as err:
+    except (
+        ConfigError,
+        SelfPlayError,
+        NativeBuildError,
+        RefereeError,
+        CheckpointError,
+        WeightsError,
+        ShardFormatError,
+        FileNotFoundError,
+    ) as err:
         print(f"error: {err}", file=sys.stderr)
         sys.exit(2)
     except KeyboardInterrupt:
