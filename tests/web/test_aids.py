@@ -11,10 +11,13 @@ pytest.importorskip("starlette")
 pytest.importorskip("httpx2")
 from starlette.testclient import TestClient  # noqa: E402
 
+from tw_rl.codecup.rules import Board  # noqa: E402
 from tw_rl.core.notation import parse_cell  # noqa: E402
 from tw_rl.core.rules import Rules  # noqa: E402
 from tw_rl.core.state import RED, WHITE  # noqa: E402
+from tw_rl.scalar_position import state_position  # noqa: E402
 from tw_rl.web.app import create_app  # noqa: E402
+from tw_rl.web.bots import Bot, parse_bot  # noqa: E402
 from tw_rl.web.games import GameStore  # noqa: E402
 
 
@@ -142,13 +145,45 @@ def test_the_score_bar_counts_territory_and_cells_only_one_side_can_play(client)
     assert sum(v for k, v in bar.items() if k != "cells") <= bar["cells"] == 91
 
 
+class FakeClock:
+    """Seconds that pass only when asked: ``tick`` a reading, plus what a test adds."""
+
+    def __init__(self, tick: float):
+        self.now = 0.0
+        self.tick = tick
+
+    def __call__(self) -> float:
+        self.now += self.tick
+        return self.now
+
+
 def test_the_bot_spends_its_seconds_over_the_game_not_a_move():
-    """bot@S: the bot's own clock shares S over its moves; a whole game stays within S."""
-    store = GameStore()
-    game = store.new(6, "codecup", "", "white", "bot@1", seed=3)
-    while not game.state.terminated[0]:
-        game.play(game.view()["position"]["legal"][0] if game.view()["position"]["legal"] else "Pass")
-    log = game.bot.codecup_bot.log
-    assert len(log) > 10
-    spent = sum(seconds for _, seconds, _ in log)
-    assert spent <= 1.0 and max(allot for allot, _, _ in log) <= 1.0 * 0.9 / 8 + 1e-9
+    """bot@S: the bot's own clock shares S over its own moves; each move plans from what is
+    left of S (not from S again), the opponent's thinking is not charged, a game stays within S."""
+    seconds = 1.0
+    clock = FakeClock(tick=1e-4)
+    rules = Rules(6)
+    bot = Bot(parse_bot(f"bot@{seconds:g}"), rules, seed=3, clock=clock)
+    state = rules.init(1, np.random.default_rng(3))
+    positions = []
+    while not state.terminated[0]:
+        if int(state.to_move[0]) == RED:
+            positions.append(state_position(Board(6), state, 0, rules.variant, rules.stale_end))
+            action = bot.choose(state)
+        else:
+            clock.now += 100.0  # the opponent thinks a long time: not the bot's seconds
+            action = int(np.flatnonzero(rules.legal_mask(state)[0])[0])
+        state = rules.step(state, action)
+    log = bot.codecup_bot.log
+    control = bot.codecup_bot.time_control
+    assert len(log) == len(positions) > 10
+    used = 0.0
+    for (allot, spent, simulations), position in zip(log, positions, strict=True):
+        assert allot > 0 and simulations > 0
+        assert allot == pytest.approx(control.allotment(seconds - used, position), abs=3e-4)
+        assert allot <= seconds * 0.9 / 8  # the page's ceiling on one move
+        assert spent <= allot + 0.01  # it stops at its deadline (or sooner on a won game)
+        used += spent
+    # planned from S on every move, the late moves would get more than from what is left
+    assert any(control.allotment(seconds, p) > a + 3e-3 for (a, _, _), p in zip(log, positions, strict=True))
+    assert seconds / 4 < used <= seconds * 0.9

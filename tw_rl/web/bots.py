@@ -23,6 +23,8 @@ that cannot be read or is for another board is a ``BotError`` (one line for the 
 from __future__ import annotations
 
 import re
+import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -145,7 +147,10 @@ class Bot:
         catalogue: Catalogue | None = None,
         limits: Limits | None = None,
         seed: int = 0,
+        clock: Callable[[], float] = time.monotonic,
     ):
+        """``clock``: the seconds the CodeCup bot (bot@S) measures its moves and deadlines with
+        (tests pass a fake one)."""
         self.spec = spec
         self.rules = rules
         self.rng = np.random.default_rng(seed)
@@ -161,6 +166,7 @@ class Bot:
                     DEFAULT_SAFETY,
                     ceiling=min(spec.seconds * DEFAULT_SAFETY / 8.0, limits.move_seconds),
                 ),
+                now=clock,
             )
             self.player: Player = codecup_player(self.codecup_bot)
         elif spec.kind == "checkpoint":
@@ -209,7 +215,12 @@ def _checkpoint_search(spec: BotSpec, rules: Rules, catalogue: Catalogue) -> Pla
 
 
 def make_bot(
-    text: str, rules: Rules, catalogue: Catalogue | None = None, limits: Limits | None = None, seed: int = 0
+    text: str,
+    rules: Rules,
+    catalogue: Catalogue | None = None,
+    limits: Limits | None = None,
+    seed: int = 0,
+    clock: Callable[[], float] = time.monotonic,
 ) -> Bot:
     """The bot of a spec string for a game of ``rules`` (BotError when it cannot be made)."""
-    return Bot(parse_bot(text, limits), rules, catalogue, limits, seed)
+    return Bot(parse_bot(text, limits), rules, catalogue, limits, seed, clock)
