@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import math
 import os
+import re
 import shlex
 import shutil
 import subprocess
@@ -133,17 +134,19 @@ def release(version: str) -> Release:
     return Release(version, source, argv, sha256)
 
 
-def split_clock(text: str, default: float) -> tuple[str, float]:
+def split_clock(text: str, default: float, *, positive: bool = True) -> tuple[str, float]:
     """``X@SECONDS`` -> (X, seconds a game), (text, default) without ``@`` (or with one inside a
-    folder name); ``ValueError`` (a one-line message) for a clock that cannot be meant."""
+    folder name); ``ValueError`` (a one-line message) for a clock that cannot be meant. SECONDS
+    is a plain decimal number (``30``, ``0.5``, ``-1`` reads but is refused): no exponent, no
+    ``inf``/``nan``, no spaces. ``positive=False`` skips the refusal of a clock <= 0 (or too
+    large to be finite) for a caller that checks its own range (the web page's bot@S)."""
     head, at, tail = text.rpartition("@")
     if not at or "/" in tail:
         return text, default
-    try:
-        seconds = float(tail)
-    except ValueError:
-        raise ValueError(f"@{tail} is not a number of seconds a game") from None
-    if not (seconds > 0 and math.isfinite(seconds)):
+    if not re.fullmatch(r"-?([0-9]+(\.[0-9]*)?|\.[0-9]+)", tail):
+        raise ValueError(f"@{tail} is not a number of seconds a game (a plain number such as 30 or 0.5)")
+    seconds = float(tail)
+    if positive and not (seconds > 0 and math.isfinite(seconds)):
         raise ValueError(f"@{tail}: the clock must be positive (seconds a game)")
     return head, seconds
 

@@ -41,6 +41,7 @@ from tw_rl.core.player import Player
 from tw_rl.core.rules import Rules
 from tw_rl.core.state import PLAY, State
 from tw_rl.rating.player_specs import make_player, parse_player
+from tw_rl.referee.releases import split_clock
 from tw_rl.scalar_position import state_position
 from tw_rl.training.checkpoint import CheckpointError
 from tw_rl.training.match import search_player
@@ -55,7 +56,6 @@ USAGE = (
     "use bot[@SECONDS] (SECONDS for the whole game, as in the arena), ckpt:NAME[@SIMULATIONS] "
     "(NAME: a checkpoint this server offers, or its number), random or greedy"
 )
-_NUMBER = re.compile(r"[0-9]{1,6}(\.[0-9]{1,6})?")
 
 
 class BotError(ValueError):
@@ -92,11 +92,11 @@ def parse_bot(text: str, limits: Limits | None = None) -> BotSpec:
         return BotSpec(spec)
     if spec == "bot" or spec.startswith("bot@"):
         value = spec.partition("@")[2]
-        if spec == "bot":
-            seconds = DEFAULT_GAME_SECONDS
-        elif _NUMBER.fullmatch(value):
-            seconds = float(value)
-        else:
+        try:  # the arena's NAME@SECONDS syntax, one definition; the range is the page's own
+            head, seconds = split_clock(spec, DEFAULT_GAME_SECONDS, positive=False)
+        except ValueError:
+            head = ""
+        if head != "bot":
             raise BotError(
                 f"{_shown(spec)!r}: give the seconds for the whole game as a plain number "
                 "(bot@30 = 30 s a game, shared over the bot's moves, as the arena's NAME@SECONDS)"
