@@ -48,7 +48,7 @@ from tw_rl.scalar_position import state_position
 from tw_rl.training.checkpoint import save_checkpoint
 from tw_rl.training.learner import Learner
 from tw_rl.training.net import build_net
-from tw_rl.training.replay_buffer import Samples, write_shard
+from tw_rl.training.replay_buffer import Samples, ShardFormatError, write_shard
 from tw_rl.training.selfplay import play_games
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -481,8 +481,43 @@ def test_cli_export_of_a_run_with_old_shards_is_one_line(tmp_path, capsys):
     assert f"{old}: a shard of format 1" in err and "python -m tw_rl.training.replay_buffer" in err
 
 
+def _size8_samples(count: int) -> Samples:
+    """Empty positions of the size-8 board (169 cells), shaped as the shard format wants."""
+    n = Rules(8).num_cells
+    return Samples(
+        owner=np.zeros((count, n), np.int8),
+        height=np.zeros((count, n), np.int8),
+        to_move=np.ones(count, np.int8),
+        passes=np.zeros(count, np.int8),
+        policy=np.full((count, n + 1), 1.0 / (n + 1), np.float16),
+        value=np.zeros(count, np.int8),
+        territory=np.zeros((count, n), np.int8),
+        score=np.zeros(count, np.float32),
+    )
+
+
+def test_shards_of_another_board_size_are_refused_in_one_line(tmp_path, capsys):
+    """A run whose shards include one of the size-8 board: load_samples and the distillation
+    refuse it with the replay buffer's ShardFormatError line; the CLI exits 2, no traceback."""
+    from tw_rl import cli
+
+    folder = tmp_path / "run" / "selfplay"
+    write_shard(folder, 0, 3, _synthetic_samples(32, seed=2))
+    other = write_shard(folder, 1, 1, _size8_samples(8))
+    with pytest.raises(ShardFormatError, match="a shard of board size 8, this run plays size 6"):
+        load_samples(folder, 100000, size=6)
+    with pytest.raises(ShardFormatError, match="a shard of board size 6, this run plays size 8"):
+        load_samples(folder, 100000, size=8)
+    code = cli.main(
+        ["export", "--run", str(tmp_path / "run"), "--steps", "1", "--student-dir", str(tmp_path / "st")]
+    )
+    err = capsys.readouterr().err
+    assert code == 2 and "Traceback" not in err and len(err.strip().splitlines()) == 1, err
+    assert f"{other}: a shard of board size 8, this run plays size 6" in err
+
+
 def read_shard_samples(run: Path) -> Samples:
-    return load_samples(run / "selfplay", 100000)
+    return load_samples(run / "selfplay", 100000, size=RULES.size)
 
 
 # ------------------------------------------------------------------ scripts/export.py

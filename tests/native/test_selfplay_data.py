@@ -39,14 +39,14 @@ def test_one_shard_per_game_named_for_the_replay_buffer(shard_folder):
 def test_the_learner_and_distill_read_the_shards(shard_folder):
     window = ReplayWindow(shard_folder, 100_000, size=6)
     assert window.refresh() > 0
-    samples = load_samples(shard_folder, 100_000)
+    samples = load_samples(shard_folder, 100_000, size=RULES.size)
     assert len(samples) == len(window.samples) > 30
     data = prepare(RULES, samples)
     assert data.codes.shape == (len(samples), RULES.num_cells, 3)
 
 
 def test_visits_sum_to_one_over_the_python_rules_legal_moves(shard_folder):
-    samples = load_samples(shard_folder, 100_000)
+    samples = load_samples(shard_folder, 100_000, size=RULES.size)
     state = RULES.position(samples.owner, samples.height, samples.to_move, samples.passes)
     legal = RULES.legal_mask(state)
     policy = samples.policy.astype(np.float32)

@@ -36,9 +36,10 @@ from tw_rl.training.replay_buffer import ReplayWindow, Samples
 # ------------------------------------------------------------------------------ data
 
 
-def load_samples(folder: Path, window: int) -> Samples:
-    """The newest ``window`` samples of a shard folder (oldest first)."""
-    newest = ReplayWindow(Path(folder), window)
+def load_samples(folder: Path, window: int, *, size: int) -> Samples:
+    """The newest ``window`` samples of a shard folder (oldest first), every shard of board size
+    ``size`` (``ShardFormatError``, one line, for a shard of another size or format)."""
+    newest = ReplayWindow(Path(folder), window, size=size)
     if not newest.refresh():
         raise FileNotFoundError(f"no self-play samples in {folder}")
     return newest.samples

@@ -175,9 +175,7 @@ def export_student(cfg: ExportConfig, output_dir: Path, log: Callable[[str], Non
     if folder is None:
         raise ValueError("give run_dir or samples (a folder of self-play shards)")
     rules = Rules(cfg.size)
-    samples = load_samples(folder, cfg.window)
-    if samples.owner.shape[1] != rules.num_cells:
-        raise ValueError(f"the shards in {folder} are not of the size-{cfg.size} board")
+    samples = load_samples(folder, cfg.window, size=cfg.size)  # ShardFormatError for another size
     log(f"{len(samples):,} samples from {folder}")
     teacher_name = None
     targets = None
