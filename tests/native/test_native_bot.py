@@ -122,6 +122,30 @@ def test_a_bad_option_is_one_line_and_exit_2(native_bin, options):
     assert done.stderr.startswith("tw_rl.native: ")
 
 
+@pytest.mark.parametrize(
+    "options",
+    [
+        ["--temperature-moves", "3"],
+        ["--temperature-moves", "8"],  # the default: given is given
+        ["--out", "shards"],
+        ["--out="],
+        ["--generation", "0"],
+        ["--worker", "-1"],
+        ["--time", "2", "--worker", "1"],
+    ],
+)
+def test_a_self_play_option_without_selfplay_is_a_usage_error(native_bin, tmp_path, options):
+    """--out, --temperature-moves, --generation and --worker mean something only with --selfplay:
+    without it they are refused (one line naming the option, exit 2), not silently ignored."""
+    done = subprocess.run(
+        [str(native_bin), *options], input="", capture_output=True, text=True, cwd=tmp_path, timeout=60
+    )
+    name = options[-2] if "=" not in options[-1] else options[-1].split("=")[0]
+    assert done.returncode == 2
+    assert done.stderr.splitlines() == [f"tw_rl.native: argument {name}: not allowed without --selfplay"]
+    assert done.stdout == "" and not any(tmp_path.iterdir())
+
+
 def _damaged(tmp_path, kind):
     data = bytearray(open(default_weights(6), "rb").read())
     if kind == "truncated":

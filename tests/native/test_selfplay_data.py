@@ -97,7 +97,7 @@ def test_the_last_line_reports_the_speed(native_bin, tmp_path):
         (["--selfplay", "0", "--out", "x"], "--selfplay needs at least 1 game"),
         (["--selfplay", "2"], "--selfplay needs --out DIR"),
         (["--selfplay", "2", "--out", "x", "--temperature-moves", "-1"], "--temperature-moves must be >= 0"),
-        (["--out", "x"], "--out, --generation and --worker go with --selfplay"),
+        (["--out", "x"], "argument --out: not allowed without --selfplay"),
     ],
 )
 def test_bad_options_are_one_line(native_bin, tmp_path, options, message):

@@ -2503,6 +2503,7 @@ int main(int argc, char **argv) {
     long bench = -1;
     SelfPlayOptions selfplay;
     bool selfplay_given = false;
+    std::string selfplay_only;  // the last self-play option given (an error without --selfplay)
     for (int i = 1; i < argc; ++i) {
         std::string a = argv[i];
         std::string value;
@@ -2551,15 +2552,19 @@ int main(int argc, char **argv) {
         else if (a == "--selfplay") {
             selfplay.games = int_option(a, next());
             selfplay_given = true;
-        } else if (a == "--out")
+        } else if (a == "--out") {
             selfplay.out = next();
-        else if (a == "--temperature-moves")
+            selfplay_only = a;
+        } else if (a == "--temperature-moves") {
             selfplay.temperature_moves = int_option(a, next());
-        else if (a == "--generation")
+            selfplay_only = a;
+        } else if (a == "--generation") {
             selfplay.generation = int_option(a, next());
-        else if (a == "--worker")
+            selfplay_only = a;
+        } else if (a == "--worker") {
             selfplay.worker = int_option(a, next());
-        else if (a == "-h" || a == "--help") {
+            selfplay_only = a;
+        } else if (a == "-h" || a == "--help") {
             std::fputs(USAGE, stdout);
             return 0;
         } else
@@ -2578,8 +2583,8 @@ int main(int argc, char **argv) {
         if (selfplay.temperature_moves < 0) usage_error("--temperature-moves must be >= 0");
         if (selfplay.generation < 0 || selfplay.worker < -1) usage_error("--generation and --worker must be >= 0");
         if (o.seed < 0) usage_error("--seed must be >= 0 with --selfplay");
-    } else if (!selfplay.out.empty() || selfplay.worker != -1 || selfplay.generation != 0) {
-        usage_error("--out, --generation and --worker go with --selfplay");
+    } else if (!selfplay_only.empty()) {
+        usage_error("argument " + selfplay_only + ": not allowed without --selfplay");
     }
     if (defaults) {
         std::printf("budget %.17g\nsafety %.17g\nper_empty %.17g\nc_puct %.17g\nfpu_reduction %.17g\n"
