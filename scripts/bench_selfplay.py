@@ -5,11 +5,15 @@ Runs the batched search with a freshly initialised network (default: the ``small
 per move, and splits the time into the network (encoding + forward pass), the rules (moves and
 legal masks), the end detection (territory simulations) and the tree bookkeeping (the rest).
 Each precision in ``--precision`` runs the same games, so the old (float32) and the new path
-are compared side by side in one invocation.
+are compared side by side in one invocation; so is each forward-pass backend of ``--candidates``
+(``tw_rl.training.inference``: eager, compile, onnx, onnx-int8; float32 on the CPU only). Each
+report gives the backend's set-up time (compilation or export, in the warm-up), the network's
+FLOPs per position (as executed on the padded grid, from its layers) and the FLOP/s it reached.
 
     python scripts/bench_selfplay.py                     # small net, batch 256, 64 sims; float32 vs auto
     python scripts/bench_selfplay.py --precision float32,bfloat16 --threads 1
     python scripts/bench_selfplay.py --net tiny --batch 64 --sims 32
+    python scripts/bench_selfplay.py --precision float32 --candidates eager,compile,onnx,onnx-int8 --threads 1
 """
 
 from __future__ import annotations
@@ -27,6 +31,7 @@ import tw_rl.core.rules as rules_module
 from tw_rl.config import group_option
 from tw_rl.core.mcts import BatchedMCTS, SearchConfig
 from tw_rl.core.rules import Rules
+from tw_rl.training.inference import BACKENDS, BackendUnavailable
 from tw_rl.training.net import PRECISIONS, NetPolicyValue, build_net, resolve_device
 
 CONFIGS = Path(__file__).resolve().parents[1] / "configs"  # the net presets: configs/net/*.yaml
@@ -49,13 +54,40 @@ class Timer:
         return timed
 
 
-def measure(args: argparse.Namespace, precision: str) -> dict:
-    """One timed self-play run with forward passes in ``precision``; the report as a dict."""
+def flops_per_position(net: torch.nn.Module, size: int) -> int:
+    """Multiply-adds x 2 of the network's convolutions and linear layers for one position, as
+    executed (every cell of the padded square, all nine taps of the hexagonal 3x3 kernels)."""
+    total = 0
+
+    def count(module, inputs, output):
+        nonlocal total
+        if isinstance(module, torch.nn.Conv2d):
+            k = module.kernel_size[0] * module.kernel_size[1] * module.in_channels // module.groups
+            total += 2 * k * output[0].numel()
+        elif isinstance(module, torch.nn.Linear):
+            total += 2 * module.in_features * module.out_features
+
+    hooks = [
+        m.register_forward_hook(count)
+        for m in net.modules()
+        if isinstance(m, torch.nn.Conv2d | torch.nn.Linear)
+    ]
+    width = 2 * size - 1
+    with torch.no_grad():
+        net.eval()(torch.zeros(1, net.in_planes, width, width))
+    for hook in hooks:
+        hook.remove()
+    return total
+
+
+def measure(args: argparse.Namespace, precision: str, backend: str = "eager") -> dict:
+    """One timed self-play run with forward passes in ``precision`` by ``backend``; the report as a dict."""
     device = resolve_device(args.device)
     rules = Rules(args.size)
     torch.manual_seed(args.seed)
     net = build_net(group_option("net", args.net, CONFIGS), args.size).to(device)
-    policy_value = NetPolicyValue(net, rules, device, precision=precision)
+    flops = flops_per_position(net, args.size)
+    policy_value = NetPolicyValue(net, rules, device, precision=precision, backend=backend)
     rng = np.random.default_rng(args.seed)
     mcts = BatchedMCTS(rules, SearchConfig(simulations=args.sims))
 
@@ -68,7 +100,9 @@ def measure(args: argparse.Namespace, precision: str) -> dict:
     rules_module.simulate_territory = timer.wrap("end detection", original_territory)
     try:
         state = rules.init(args.batch, rng)
+        setup = time.perf_counter()
         mcts.search(state[: min(8, args.batch)], network, rng, simulations=2)  # warm-up
+        setup = time.perf_counter() - setup
         timer.seconds.clear()
         start = time.perf_counter()
         positions = 0
@@ -76,7 +110,7 @@ def measure(args: argparse.Namespace, precision: str) -> dict:
             result = mcts.search(state, network, rng)
             positions += int((~state.terminated).sum())
             state = original_step(rules, state, BatchedMCTS.sample_action(result, 1.0, rng))
-            print(f"{precision}: move {move + 1}/{args.moves}", file=sys.stderr, flush=True)
+            print(f"{precision}/{backend}: move {move + 1}/{args.moves}", file=sys.stderr, flush=True)
         elapsed = time.perf_counter() - start
     finally:
         Rules.step, Rules.legal_mask = original_step, original_mask
@@ -92,6 +126,8 @@ def measure(args: argparse.Namespace, precision: str) -> dict:
         "net": args.net,
         "device": str(device),
         "precision": precision,
+        "backend": backend,
+        "setup_s": round(setup, 2),
         "dtype": str(policy_value.dtype).removeprefix("torch."),
         "threads": torch.get_num_threads(),
         "batch": args.batch,
@@ -99,6 +135,11 @@ def measure(args: argparse.Namespace, precision: str) -> dict:
         "positions_per_s": positions / elapsed,
         "simulations_per_s": simulations / elapsed,
         "network_evaluations_per_s": policy_value.evaluations / elapsed,
+        "flops_per_position": flops,
+        # the FLOP/s of the forward passes while they ran (the network share includes the encoding)
+        "network_flops_per_s": flops
+        * policy_value.evaluations
+        / max(timer.seconds.get("network", 0.0), 1e-9),
         "share": {k: round(v / elapsed, 3) for k, v in sorted(shares.items(), key=lambda kv: -kv[1])},
     }
 
@@ -120,6 +161,18 @@ def main(argv: list[str] | None = None) -> int:
         help="comma-separated forward-pass precisions, run one after the other on the same games "
         "(float32 = the 0.1 path; auto = bfloat16 where the hardware has it)",
     )
+    parser.add_argument(
+        "--candidates",
+        default="eager",
+        help=f"comma-separated forward-pass backends, each run with every precision ({', '.join(BACKENDS)})",
+    )
+    parser.add_argument(
+        "--peak-gflops",
+        type=float,
+        default=0.0,
+        help="the core's peak GFLOP/s (e.g. clock GHz x 64 for AVX-512 with two FMA units): "
+        "adds the network's share of it",
+    )
     args = parser.parse_args(argv)
     if args.threads:
         torch.set_num_threads(args.threads)
@@ -127,17 +180,32 @@ def main(argv: list[str] | None = None) -> int:
     for precision in precisions:
         if precision not in PRECISIONS:
             parser.error(f"--precision: {precision!r} is not one of {', '.join(PRECISIONS)}")
-    reports = [measure(args, precision) for precision in precisions]
+    backends = args.candidates.split(",")
+    for backend in backends:
+        if backend not in BACKENDS:
+            parser.error(f"--candidates: {backend!r} is not one of {', '.join(BACKENDS)}")
+    try:
+        reports = [measure(args, p, b) for p in precisions for b in backends]
+    except BackendUnavailable as error:
+        parser.error(str(error))
+    for report in reports:
+        if args.peak_gflops:
+            report["network_share_of_peak"] = round(
+                report["network_flops_per_s"] / (args.peak_gflops * 1e9), 3
+            )
     for report in reports:
         print(json.dumps(report))
     base = reports[0]["simulations_per_s"]
-    header = ("precision", "dtype", "simulations/s", "positions/s", "vs first")
-    print("{:<10} {:<9} {:>14} {:>12} {:>9}  network share".format(*header))
+    header = ("precision", "backend", "dtype", "simulations/s", "positions/s", "vs first", "set-up s")
+    print("{:<10} {:<10} {:<9} {:>14} {:>12} {:>9} {:>9}  network share, GFLOP/s".format(*header))
     for r in reports:
+        peak = f" ({r['network_share_of_peak']:.0%} of peak)" if "network_share_of_peak" in r else ""
         print(
-            f"{r['precision']:<10} {r['dtype']:<9} {r['simulations_per_s']:>14,.0f} "
+            f"{r['precision']:<10} {r['backend']:<10} {r['dtype']:<9} {r['simulations_per_s']:>14,.0f} "
             f"{r['positions_per_s']:>12,.1f} "
-            f"{r['simulations_per_s'] / base:>8.2f}x  {r['share'].get('network', 0):.0%}"
+            f"{r['simulations_per_s'] / base:>8.2f}x {r['setup_s']:>9.1f}  "
+            f"{r['share'].get('network', 0):.0%}, "
+            f"{r['network_flops_per_s'] / 1e9:.1f}{peak}"
         )
     return 0
 

@@ -26,6 +26,7 @@ from tw_rl.core.encode import encode, num_planes
 from tw_rl.core.hexgrid import hexgrid
 from tw_rl.core.rules import Rules
 from tw_rl.core.state import State
+from tw_rl.training.inference import Forward, build_forward, check_backend
 
 
 class HexConv(nn.Conv2d):
@@ -179,6 +180,10 @@ class NetPolicyValue:
     run on a bfloat16, channels-last copy of the network, rebuilt whenever the training
     network's weights change; outputs are turned back to float32 before the softmax. Measured
     by ``scripts/bench_selfplay.py``; tests bound the difference to the float32 outputs.
+
+    ``backend`` (float32 on the CPU only; ``tw_rl.training.inference``): ``eager`` runs the torch
+    module; ``compile``, ``onnx`` and ``onnx-int8`` run a compiled or exported form of it, rebuilt
+    (the ONNX ones) whenever the weights change.
     """
 
     def __init__(
@@ -188,15 +193,20 @@ class NetPolicyValue:
         device: torch.device | str = "cpu",
         max_batch: int = 1024,
         precision: str = "float32",
+        backend: str = "eager",
     ):
         self.net = net
         self.rules = rules
         self.device = torch.device(device)
         self.max_batch = max_batch
         self.dtype = inference_dtype(precision, self.device)
+        check_backend(backend, self.dtype, self.device)
+        self.backend = backend
         self.evaluations = 0
         self._copy: nn.Module | None = None
         self._copy_version = -1
+        self._forward: Forward | None = None
+        self._forward_version = -1
 
     def inference_net(self) -> nn.Module:
         """The module the passes run on: the network itself in float32, else its low-precision copy."""
@@ -209,9 +219,20 @@ class NetPolicyValue:
             self._copy_version = version
         return self._copy
 
+    def forward_pass(self, planes: torch.Tensor) -> Forward:
+        """The backend's forward pass for the current weights (``eager``: the torch module's)."""
+        if self.backend == "eager":
+            net = self.inference_net()
+            return lambda x: (lambda out: (out["policy"], out["value"]))(net(x))
+        version = weights_version(self.net)
+        if self._forward is None or (self.backend != "compile" and version != self._forward_version):
+            calibration = planes[:512].float() if self.backend == "onnx-int8" else None
+            self._forward = build_forward(self.backend, self.net.eval(), calibration)
+            self._forward_version = version
+        return self._forward
+
     @torch.no_grad()
     def __call__(self, state: State) -> tuple[np.ndarray, np.ndarray]:
-        net = self.inference_net()
         planes = encode(self.rules, state)
         legal = self.rules.legal_mask(state)
         priors = np.empty(legal.shape, dtype=np.float32)
@@ -221,12 +242,12 @@ class NetPolicyValue:
             x = torch.from_numpy(planes[part]).to(self.device, self.dtype)
             if self.dtype != torch.float32:
                 x = x.contiguous(memory_format=torch.channels_last)
-            out = net(x)
-            logits = out["policy"].float()
+            policy, value = self.forward_pass(x)(x)
+            logits = policy.float()
             logits = logits.masked_fill(~torch.from_numpy(legal[part]).to(self.device), float("-inf"))
             p = torch.softmax(logits, dim=1)
             p = torch.nan_to_num(p, nan=0.0)
-            wdl = torch.softmax(out["value"].float(), dim=1)
+            wdl = torch.softmax(value.float(), dim=1)
             priors[part] = p.cpu().numpy()
             values[part] = (wdl[:, 0] - wdl[:, 2]).cpu().numpy()
         self.evaluations += len(planes)
