@@ -18,7 +18,7 @@ from tw_rl.rating.results_db import ResultsDB
 from tw_rl.referee.match import run_match
 from tw_rl.referee.process import Program
 
-TABLE_ROW = re.compile(r"^\| `(tw_rl-[\w.]+\.py)` \|.*\| `([0-9a-f]{64})` \|$", re.M)
+TABLE_ROW = re.compile(r"^\| `(tw_rl-[\w.]+\.(?:py|cpp))` \|.*\| `([0-9a-f]{64})` \|$", re.M)
 
 
 def recorded_hashes() -> dict[str, str]:
@@ -26,7 +26,7 @@ def recorded_hashes() -> dict[str, str]:
 
 
 def test_every_release_is_recorded_and_unchanged():
-    files = sorted(p.name for p in RELEASES_DIR.glob("tw_rl-*.py"))
+    files = sorted(p.name for suffix in ("py", "cpp") for p in RELEASES_DIR.glob(f"tw_rl-*.{suffix}"))
     recorded = recorded_hashes()
     assert files and sorted(recorded) == files
     for name, sha in recorded.items():
