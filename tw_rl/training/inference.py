@@ -62,14 +62,14 @@ class _Logits(nn.Module):
 
 def plain_copy(net: nn.Module) -> nn.Module:
     """An eval-mode copy of ``net`` whose hexagonal convolutions are ordinary ``Conv2d`` with the two
-    masked corners already zero in the weights (what an exporter and a quantizer can read)."""
-    from tw_rl.training.net import HexConv
-
+    masked corners already zero in the weights (what an exporter and a quantizer can read). A
+    hexagonal convolution is any ``Conv2d`` carrying a ``hex_mask`` buffer (``net.HexConv``), found
+    by that buffer so that this module does not import the network's (which imports this one)."""
     net = copy.deepcopy(net).eval()
 
     def replace(module: nn.Module) -> None:
         for name, child in module.named_children():
-            if isinstance(child, HexConv):
+            if isinstance(child, nn.Conv2d) and hasattr(child, "hex_mask"):
                 bias = child.bias is not None
                 conv = nn.Conv2d(child.in_channels, child.out_channels, 3, padding=1, bias=bias)
                 with torch.no_grad():
