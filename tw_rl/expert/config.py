@@ -9,8 +9,9 @@ from tw_rl.config import DistillConfig
 
 def _train_defaults() -> DistillConfig:
     # fine-tuning from the current student: fewer steps and a lower rate than a fresh distillation;
-    # targets are the search's own (teacher_weight 0: no network's outputs mixed in)
-    return DistillConfig(steps=600, learning_rate=1e-3, teacher_weight=0.0, eval_every=200)
+    # half of the policy and value targets are the teacher network's outputs (teacher_weight 0.5:
+    # 128-72 over the search's own targets alone after 5 generations each, docs/expert.md)
+    return DistillConfig(steps=600, learning_rate=1e-3, teacher_weight=0.5, eval_every=200)
 
 
 @dataclass
@@ -29,9 +30,10 @@ class ExpertConfig:
     window_samples: int = 40000  # training reads the newest this many positions (all generations)
     # training: distill's step; policy target = the visit distribution, value = the game result,
     # territory = the final territory (auxiliary head); teacher_weight > 0 mixes in the outputs
-    # of the network ``teacher`` (a training checkpoint, "default" = the shipped teacher)
+    # of the network ``teacher`` (a training checkpoint, "default" = the shipped teacher; "" = none,
+    # with train.teacher_weight=0)
     train: DistillConfig = field(default_factory=_train_defaults)
-    teacher: str = ""
+    teacher: str = "default"
     # rating: the new student against the previous one, both in the native bot at fixed sims
     rate_games: int = 20  # 0 = no rating
     rate_sims: int = 200

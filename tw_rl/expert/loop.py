@@ -9,7 +9,8 @@ Generation k (from 1) of a run folder:
    ``window_samples`` positions of all generations; the policy target is the search's visit
    distribution, the value target the game's result and the auxiliary territory target the
    final territory (``train.value_weight``, ``train.territory_weight``); with
-   ``train.teacher_weight`` > 0 the outputs of the network ``teacher`` are mixed in (default off);
+   ``train.teacher_weight`` > 0 the outputs of the network ``teacher`` are mixed in (default 0.5
+   with the shipped teacher);
 3. export: ``students/student-g<k>.twnet`` (written atomically);
 4. rating: student k against student k-1 in the native bot at ``rate_sims`` simulations
    (``rating/g<k>/``: the referee's games);
