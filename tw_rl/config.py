@@ -115,6 +115,9 @@ class TrainConfig:
     # its net config replaces net.*; a run that already has checkpoints resumes from its own
     precision: str = "auto"  # self-play forward passes: "float32", "bfloat16", or "auto" (bfloat16 where the
     # CPU (AVX-512 BF16 / AMX) or GPU computes it natively; see tw_rl.training.net.NetPolicyValue)
+    backend: str = "eager"  # self-play forward passes: "eager" (torch), or float32 on the CPU only
+    # "compile" (torch.compile), "onnx" / "onnx-int8" (ONNX Runtime, pip install 'tw_rl[onnx]'); see
+    # tw_rl.training.inference
     run_dir: str = ""  # where the run lives; scripts/train.py fills it from Hydra
     progress: bool = True  # a progress bar in the terminal
 

@@ -44,8 +44,11 @@ def check_backend(backend: str, dtype: torch.dtype, device: torch.device) -> Non
     if backend != "eager" and (dtype != torch.float32 or device.type != "cpu"):
         raise BackendUnavailable(
             f"backend {backend!r} runs float32 passes on the CPU only "
-            f"(got {str(dtype).removeprefix('torch.')} on {device.type}); use backend 'eager' there"
+            f"(got {str(dtype).removeprefix('torch.')} on {device.type}); use backend 'eager' there, "
+            "or precision float32"
         )
+    if backend.startswith("onnx"):
+        _import_onnxruntime()
 
 
 class _Logits(nn.Module):

@@ -77,6 +77,7 @@ from tw_rl.training.checkpoint import (
     load_net,
     save_checkpoint,
 )
+from tw_rl.training.inference import check_backend
 from tw_rl.training.learner import Learner
 from tw_rl.training.match import play_match, search_player
 from tw_rl.training.net import NetPolicyValue, build_net, inference_dtype, resolve_device
@@ -150,7 +151,8 @@ def check_config(cfg: TrainConfig) -> None:
         raise ConfigError("run_dir must name the run's folder")
     try:
         Rules(cfg.board.size, cfg.board.variant, cfg.board.setup, cfg.board.stale_end)
-        inference_dtype(cfg.precision, resolve_device(cfg.device))
+        device = resolve_device(cfg.device)
+        check_backend(cfg.backend, inference_dtype(cfg.precision, device), device)
     except ValueError as err:
         raise ConfigError(str(err)) from None
     unknown = [name for name in cfg.eval.opponents if name not in BASELINES and name != "previous"]
@@ -284,7 +286,7 @@ def _train(cfg: TrainConfig, run_dir: Path, init: tuple[Path, dict] | None = Non
     )
     window = ReplayWindow(run_dir / "selfplay", cfg.learner.replay_window, cfg.board.size)
     window.refresh()  # a shard of another format or board size stops the run now, not after self-play
-    policy_value = NetPolicyValue(net, rules, device, precision=cfg.precision)
+    policy_value = NetPolicyValue(net, rules, device, precision=cfg.precision, backend=cfg.backend)
     metrics: dict = {}
     started = time.monotonic()
     metrics_path = run_dir / METRICS_FILE

@@ -80,7 +80,7 @@ def _worker(cfg: TrainConfig, run_dir: str, worker: int, stop_event, parent: int
     net = TumbleweedNet(NetConfig(**payload["net"]), int(payload["size"])).to(device)
     net.load_state_dict(payload["model"])
     net.eval()
-    policy_value = NetPolicyValue(net, rules, device, precision=cfg.precision)
+    policy_value = NetPolicyValue(net, rules, device, precision=cfg.precision, backend=cfg.backend)
     follower = _Follower(run, net, int(payload["generation"]), stop_event, parent)
     parallel = cfg.selfplay.parallel_games
     batch = 0

@@ -82,7 +82,9 @@ class SelfPlayWorker:
         if self.generation != generation:
             payload = load_published(self.run_dir, generation)
             net = net_from_checkpoint(payload, self.device)
-            self.policy_value = NetPolicyValue(net, self.rules, self.device, precision=self.cfg.precision)
+            self.policy_value = NetPolicyValue(
+                net, self.rules, self.device, precision=self.cfg.precision, backend=self.cfg.backend
+            )
             self.generation = generation
         folder = self.run_dir / "selfplay"
         parallel = self.cfg.selfplay.parallel_games
