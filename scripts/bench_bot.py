@@ -18,6 +18,9 @@ flags, e.g. ``-march=native``); its ``--bench N`` mode searches the same positio
 each, N simulations) and prints its CPU seconds and a bench signature (root moves and visit
 counts), which the current Python bot's searches reproduce when the two are the same bot.
 ``--no-native`` leaves it out (also done, with a note, when there is no compiler).
+``--native-weights FILE ...`` also times the native bot with other students (a wider one, say),
+in the same rounds, as simulations/s and as a share of the shipped student's: what one of them
+costs at equal time.
 
 Release 0.1 is loaded from ``baselines/tw_rl-0.1.py`` itself: a worker process executes that
 file's definitions, installs its import hook (so ``tw_rl.codecup`` is the embedded 0.1 code)
@@ -30,6 +33,7 @@ each search's cProfile summary (functions by own time; the profiler inflates cal
     python scripts/bench_bot.py                          # 50 positions, 200 simulations each, 2 rounds
     python scripts/bench_bot.py --rounds 3 --profile
     python scripts/bench_bot.py --native-flags=-march=native
+    python scripts/bench_bot.py --native-weights runs/w64/student.twnet   # a width-64 student too
 """
 
 from __future__ import annotations
@@ -208,11 +212,13 @@ def build_native(folder: Path, flags: list[str]) -> Path:
 
 
 def run_native(binary: Path, job: dict) -> dict:
-    """The native bot's --bench on the job's positions, with the student and without."""
+    """The native bot's --bench on the job's positions: with the shipped student, without one
+    (``none``), and with each file of ``job["native_weights"]`` (keyed by its path)."""
     lines = "".join(" ".join(map(str, [red, white, *moves])) + "\n" for red, white, moves in job["records"])
+    kinds = {"student": [], "none": ["--no-weights"]}
+    kinds.update({path: ["--weights", path] for path in job["native_weights"]})
     out = {}
-    for kind in EVALUATORS:
-        options = [] if kind == "student" else ["--no-weights"]
+    for kind, options in kinds.items():
         done = subprocess.run(
             [str(binary), "--bench", str(job["sims"]), *options],
             input=lines,
@@ -223,6 +229,14 @@ def run_native(binary: Path, job: dict) -> dict:
         figures = json.loads(done.stdout)
         out[kind] = {"sims_per_s": figures["sims_per_s"], "signature": figures["signature"]}
     return out
+
+
+def student_shape(path: str) -> str:
+    """``width W, hidden H`` of a weights file (its header), for the table."""
+    from tw_rl.codecup.weights import read_weights
+
+    header = read_weights(path).header
+    return f"width {header.get('width')}, hidden {header.get('hidden')}"
 
 
 def table(results: dict[str, dict], job: dict) -> str:
@@ -269,7 +283,28 @@ def table(results: dict[str, dict], job: dict) -> str:
                 f"| {nat['sims_per_s'] / cur['sims_per_s']:.1f}x "
                 f"| {nat['signature']}, {cur.get('signature')} ({same}) |"
             )
+        if job["native_weights"]:
+            lines += [
+                "",
+                "| native bot's student | network | search simulations/s | share of the shipped student's |",
+                "|---|---|---|---|",
+                f"| shipped | {student_shape(str(default_student()))} "
+                f"| {native['student']['sims_per_s']:,.0f} | 1.00 |",
+            ]
+            for path in job["native_weights"]:
+                sims = native[path]["sims_per_s"]
+                lines.append(
+                    f"| {path} | {student_shape(path)} | {sims:,.0f} "
+                    f"| {sims / native['student']['sims_per_s']:.2f} |"
+                )
     return "\n".join(lines)
+
+
+def default_student() -> Path:
+    """The shipped student of the 6-board (what the native bot embeds without --weights)."""
+    from tw_rl.codecup.weights import default_weights
+
+    return Path(default_weights(6))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -285,8 +320,24 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument(
         "--native-flags", default="", help="extra g++ flags for the native bot, e.g. -march=native"
     )
+    p.add_argument(
+        "--native-weights",
+        nargs="+",
+        default=[],
+        metavar="FILE",
+        help="also time the native bot with these students (.twnet weights files)",
+    )
     p.add_argument("--worker", choices=VERSIONS, help=argparse.SUPPRESS)
     args = p.parse_args(argv)
+    if args.native_weights and args.no_native:
+        p.error("--native-weights needs the native bot (leave out --no-native)")
+    for path in args.native_weights:
+        from tw_rl.codecup.weights import WeightsError, read_weights
+
+        try:
+            read_weights(path, 6)
+        except WeightsError as err:
+            p.error(str(err))
     if args.worker:
         json.dump(run_worker(args.worker, json.load(sys.stdin)), sys.stdout)
         return 0
@@ -299,6 +350,7 @@ def main(argv: list[str] | None = None) -> int:
         "profile": args.profile,
         "profile_rows": args.profile_rows,
         "native_flags": args.native_flags,
+        "native_weights": args.native_weights,
     }
     binary = None
     if not args.no_native:
@@ -330,7 +382,7 @@ def main(argv: list[str] | None = None) -> int:
     if binary is not None:
         results["native"] = {
             kind: max((run[kind] for run in runs["native"]), key=lambda f: f["sims_per_s"])
-            for kind in EVALUATORS
+            for kind in (*EVALUATORS, *args.native_weights)
         }
     print(table(results, job))
     if args.profile:
