@@ -48,31 +48,14 @@ if torch is not None:
 def tiny_trained_run(tmp_path_factory):
     """One real training run of a tiny network (2 generations: self-play shards, checkpoints,
     TensorBoard events, metrics), built once per test session for the tests that need a run."""
-    from tw_rl.config import (
-        LearnerConfig,
-        NetConfig,
-        SearchConfigSchema,
-        SelfPlayConfig,
-        TrainConfig,
-        TrainingEvalConfig,
-    )
+    from helpers import tiny_train_config
+
+    from tw_rl.config import TrainingEvalConfig
     from tw_rl.training.loop import train
 
     run_dir = tmp_path_factory.mktemp("tiny") / "run"
-    train(
-        TrainConfig(
-            net=NetConfig(name="tiny", blocks=1, channels=8, pool_every=1, head_channels=8),
-            search=SearchConfigSchema(simulations=3, cheap_simulations=2, full_search_fraction=0.5),
-            selfplay=SelfPlayConfig(games_per_generation=2, parallel_games=2),
-            learner=LearnerConfig(batch_size=16, steps_per_generation=2, min_samples=8),
-            eval=TrainingEvalConfig(every=1, games=2, simulations=2, opponents=["random"]),
-            generations=2,
-            run_dir=str(run_dir),
-            device="cpu",
-            threads=1,
-            progress=False,
-        )
-    )
+    eval_cfg = TrainingEvalConfig(every=1, games=2, simulations=2, opponents=["random"])
+    train(tiny_train_config(run_dir, eval=eval_cfg, generations=2))
     return run_dir
 
 

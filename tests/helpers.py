@@ -1,5 +1,5 @@
 """Shared test helpers: positions from small tables of named stacks, random play, the CodeCup
-forfeit score by the written formula."""
+forfeit score by the written formula, the tiny training run's config."""
 
 from __future__ import annotations
 
@@ -67,3 +67,31 @@ def stop_process(process: subprocess.Popen, grace: float = 10.0) -> None:
     except subprocess.TimeoutExpired:
         process.kill()
         process.wait()
+
+
+def tiny_train_config(run_dir, **changes):
+    """The tiny training run the tests share: one block of 8 channels, 2 games a generation at 3
+    simulations, 2 learner steps, no evaluation, one generation, on the CPU; ``changes`` replace
+    fields of the ``TrainConfig``. tw_rl.config is imported here, so core tests need not."""
+    from tw_rl.config import (
+        LearnerConfig,
+        NetConfig,
+        SearchConfigSchema,
+        SelfPlayConfig,
+        TrainConfig,
+        TrainingEvalConfig,
+    )
+
+    values = dict(
+        net=NetConfig(name="tiny", blocks=1, channels=8, pool_every=1, head_channels=8),
+        search=SearchConfigSchema(simulations=3, cheap_simulations=2, full_search_fraction=0.5),
+        selfplay=SelfPlayConfig(games_per_generation=2, parallel_games=2),
+        learner=LearnerConfig(batch_size=16, steps_per_generation=2, min_samples=8),
+        eval=TrainingEvalConfig(every=0),
+        generations=1,
+        run_dir=str(run_dir),
+        device="cpu",
+        progress=False,
+    )
+    values.update(changes)
+    return TrainConfig(**values)

@@ -6,15 +6,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import torch
+from helpers import tiny_train_config
 
-from tw_rl.config import (
-    LearnerConfig,
-    NetConfig,
-    SearchConfigSchema,
-    SelfPlayConfig,
-    TrainConfig,
-    TrainingEvalConfig,
-)
+from tw_rl.config import TrainConfig
 from tw_rl.core.baselines import BASELINES
 from tw_rl.core.mcts import SearchConfig
 from tw_rl.core.rules import Rules
@@ -54,19 +48,7 @@ def test_default_names_the_shipped_teacher_everywhere():
 
 def test_a_run_initialised_from_the_default_teacher_trains_a_generation(tmp_path):
     teacher = load_checkpoint(DEFAULT_TEACHER)
-    cfg = TrainConfig(
-        init_from="default",
-        net=NetConfig(name="tiny", blocks=1, channels=8, pool_every=1, head_channels=8),  # replaced
-        search=SearchConfigSchema(simulations=3, cheap_simulations=2, full_search_fraction=0.5),
-        selfplay=SelfPlayConfig(games_per_generation=2, parallel_games=2),
-        learner=LearnerConfig(batch_size=16, steps_per_generation=2, min_samples=8),
-        eval=TrainingEvalConfig(every=0),
-        generations=1,
-        run_dir=str(tmp_path),
-        device="cpu",
-        threads=1,
-        progress=False,
-    )
+    cfg = tiny_train_config(tmp_path, init_from="default")  # its tiny net config is replaced
     train(cfg)
     first = load_checkpoint(tmp_path / "checkpoints" / "ckpt-g000000.pt")
     assert first["net"] == teacher["net"]  # the teacher's architecture, not the config's tiny net

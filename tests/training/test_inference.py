@@ -7,17 +7,9 @@ import sys
 import numpy as np
 import pytest
 import torch
-from helpers import random_positions
+from helpers import random_positions, tiny_train_config
 
-from tw_rl.config import (
-    ConfigError,
-    LearnerConfig,
-    NetConfig,
-    SearchConfigSchema,
-    SelfPlayConfig,
-    TrainConfig,
-    TrainingEvalConfig,
-)
+from tw_rl.config import ConfigError, NetConfig
 from tw_rl.core.mcts import SearchConfig
 from tw_rl.core.rules import Rules
 from tw_rl.training.inference import BackendUnavailable
@@ -107,24 +99,9 @@ def test_backends_refuse_what_they_cannot_run():
         NetPolicyValue(a_net(), RULES, precision="bfloat16", backend="onnx")
 
 
-def tiny_run(run_dir, **changes) -> TrainConfig:
-    return TrainConfig(
-        net=NetConfig(name="tiny", blocks=1, channels=8, pool_every=1, head_channels=8),
-        search=SearchConfigSchema(simulations=3, cheap_simulations=2, full_search_fraction=0.5),
-        selfplay=SelfPlayConfig(games_per_generation=2, parallel_games=2),
-        learner=LearnerConfig(batch_size=16, steps_per_generation=2, min_samples=8),
-        eval=TrainingEvalConfig(every=0),
-        generations=1,
-        run_dir=str(run_dir),
-        device="cpu",
-        progress=False,
-        **changes,
-    )
-
-
 def test_a_training_run_plays_its_games_on_the_configured_backend(tmp_path):
     pytest.importorskip("onnxruntime")
-    metrics = train(tiny_run(tmp_path, precision="float32", backend="onnx"))
+    metrics = train(tiny_train_config(tmp_path, precision="float32", backend="onnx"))
     assert metrics["generation"] == 0 and list((tmp_path / "selfplay").glob("shard-*.npz"))
 
 
@@ -137,5 +114,5 @@ def test_a_training_run_plays_its_games_on_the_configured_backend(tmp_path):
 )
 def test_a_training_run_refuses_a_backend_it_cannot_use_in_one_line(tmp_path, changes, says):
     with pytest.raises(ConfigError, match=says) as error:
-        train(tiny_run(tmp_path, **changes))
+        train(tiny_train_config(tmp_path, **changes))
     assert "\n" not in str(error.value) and not (tmp_path / "selfplay").exists()

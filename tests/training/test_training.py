@@ -10,14 +10,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 import torch
-from helpers import random_positions
+from helpers import random_positions, tiny_train_config
 
 from tw_rl.config import (
     ConfigError,
     LearnerConfig,
     NetConfig,
-    SearchConfigSchema,
-    SelfPlayConfig,
     TrainConfig,
     TrainingEvalConfig,
 )
@@ -155,16 +153,10 @@ def test_losses_fall_below_marks():
 
 
 def tiny_config(run_dir, generations: int) -> TrainConfig:
-    return TrainConfig(
-        net=NetConfig(name="tiny", blocks=1, channels=8, pool_every=1, head_channels=8),
-        search=SearchConfigSchema(simulations=3, cheap_simulations=2, full_search_fraction=0.5),
-        selfplay=SelfPlayConfig(games_per_generation=2, parallel_games=2),
-        learner=LearnerConfig(batch_size=16, steps_per_generation=2, min_samples=8),
+    return tiny_train_config(
+        run_dir,
         eval=TrainingEvalConfig(every=1, games=2, simulations=2, opponents=["random", "previous"]),
         generations=generations,
-        run_dir=str(run_dir),
-        device="cpu",
-        progress=False,
     )
 
 
