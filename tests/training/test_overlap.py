@@ -1,15 +1,27 @@
 """Overlapped self-play (selfplay.overlap_workers): worker processes play while the learner
 trains; the run folder is an ordinary one (the generational loop resumes it), the learner keeps
-to its ratio of gradient samples to new samples, and a time limit stops workers and learner."""
+to its ratio of gradient samples to new samples, a time limit stops workers and learner, and a
+kill of a worker or of the learner loses nothing but games in flight."""
 
 from __future__ import annotations
 
 import json
+import logging
+import multiprocessing
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
 
 import pytest
 from test_training import tiny_config
 
 from tw_rl.config import ConfigError
+from tw_rl.reliability.audits import check_run
+from tw_rl.reliability.kills import TRAIN_OVERRIDES, TRAIN_SCRIPT
 from tw_rl.training.checkpoint import load_checkpoint
 from tw_rl.training.loop import train
 from tw_rl.training.replay_buffer import SHARD_PATTERN, ReplayWindow
@@ -76,3 +88,98 @@ def test_bad_overlap_settings_are_refused(tmp_path, change, message):
     with pytest.raises(ConfigError, match=message):
         train(cfg)
     assert not (tmp_path / "run").exists()  # refused before anything ran
+
+
+def shard_names(run_dir) -> set[str]:
+    return {p.name for p in (Path(run_dir) / "selfplay").glob("shard-*.npz")}
+
+
+def test_a_killed_worker_is_started_again_and_keeps_what_it_wrote(tmp_path, caplog):
+    cfg = overlapped(tmp_path, 3)
+    cfg.learner.sample_reuse = 1.0  # 9 steps need 144 new samples: the kill comes before the end
+    killed: list[tuple[int, set[str], float]] = []
+
+    def kill_the_first_worker_after_its_first_shard() -> None:
+        deadline = time.monotonic() + 300
+        while not killed and time.monotonic() < deadline:
+            written = shard_names(tmp_path) if (tmp_path / "selfplay").is_dir() else set()
+            workers = [p for p in multiprocessing.active_children() if p.name.startswith("tw-rl-selfplay")]
+            if written and workers:
+                os.kill(workers[0].pid, signal.SIGKILL)
+                killed.append((workers[0].pid, written, time.time()))
+            time.sleep(0.02)
+
+    killer = threading.Thread(target=kill_the_first_worker_after_its_first_shard, daemon=True)
+    killer.start()
+    with caplog.at_level(logging.WARNING, logger="tw_rl.training.overlap"):
+        metrics = train(cfg)
+    killer.join(5)
+    assert killed, "no worker was seen to kill"
+    assert metrics["generation"] == 2 and metrics["train/step"] == 9
+    assert "was killed (signal 9); starting it again (1 of at most" in caplog.text
+    after = shard_names(tmp_path)
+    assert killed[0][1] <= after  # what it wrote before the kill is kept
+    later = [n for n in after - killed[0][1] if (tmp_path / "selfplay" / n).stat().st_mtime > killed[0][2]]
+    assert later  # the worker started again wrote shards of its own
+    assert check_run(tmp_path, generations=4, games=10**6, final=False) == []
+
+
+def child_pids(pid: int) -> list[int]:
+    children = []
+    for entry in Path("/proc").iterdir():
+        try:
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        if int(fields[1]) == pid:
+            children.append(int(entry.name))
+    return children
+
+
+def alive(pid: int) -> bool:
+    try:
+        return (Path("/proc") / str(pid) / "stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+def test_a_killed_learner_leaves_no_worker_behind_and_the_same_command_resumes(tmp_path):
+    run = tmp_path / "run"
+    command = [
+        sys.executable,
+        str(TRAIN_SCRIPT),
+        *TRAIN_OVERRIDES,
+        "selfplay.overlap_workers=1",
+        "learner.steps_per_generation=3",
+        "learner.sample_reuse=2",
+        "generations=3",
+        f"hydra.run.dir={run}",
+    ]
+    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    with open(tmp_path / "first.log", "wb") as out:
+        learner = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT, env=env)
+        workers: list[int] = []
+        deadline = time.monotonic() + 300
+        while time.monotonic() < deadline and learner.poll() is None:
+            workers = workers or [p for p in child_pids(learner.pid) if alive(p)]
+            if workers and (run / "checkpoints" / "ckpt-g000000.pt").exists():
+                break
+            time.sleep(0.05)
+        assert learner.poll() is None, (tmp_path / "first.log").read_text()
+        assert workers, "the learner started no self-play process"
+        learner.send_signal(signal.SIGKILL)
+        learner.wait()
+    deadline = time.monotonic() + 120
+    while any(alive(p) for p in workers) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not any(alive(p) for p in workers), "a self-play process outlived its learner"
+    assert check_run(run, generations=4, games=10**6, final=False) == []
+    before = shard_names(run)
+    done = subprocess.run(command, capture_output=True, text=True, env=env, timeout=300)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "resumed from" in (run / "train.log").read_text()
+    assert before <= shard_names(run)
+    assert check_run(run, generations=4, games=10**6, final=False) == []
+    assert sorted(p.name for p in (run / "checkpoints").glob("*.pt"))[-1] == "ckpt-g000002.pt"
+    logged = [json.loads(x)["generation"] for x in (run / "metrics.jsonl").read_text().splitlines()]
+    assert logged == sorted(set(logged)) and logged[-1] == 2

@@ -17,10 +17,15 @@ self-play:
   to stop; each plays out its games in flight at one simulation a move and writes them
   (``tw_rl.training.selfplay``), then exits. A worker also exits when the training process is
   gone (it checks its parent), so a killed run leaves no self-play process behind.
+- **A killed worker** (ended by a signal: the OOM killer, a stray ``kill``) is started again, at
+  most ``RESTARTS`` times in a run, with one line in the log; it loses only its games in flight
+  (shards are written whole or not at all). A worker that ended by an error stops the run with
+  that error.
 """
 
 from __future__ import annotations
 
+import logging
 import multiprocessing
 import os
 import signal
@@ -39,6 +44,9 @@ from tw_rl.training.selfplay import play_games
 
 RELOAD_S = 2.0  # a worker looks for a newer published network this often (between move batches)
 JOIN_S = 120.0  # how long stop() waits for a worker to play out its games and exit
+RESTARTS = 5  # how many killed workers a run starts again before it gives up
+
+log = logging.getLogger(__name__)
 
 
 class _Follower:
@@ -108,28 +116,46 @@ class SelfPlayProcesses:
     """The self-play processes of an overlapped run (see the module docstring)."""
 
     def __init__(self, cfg: TrainConfig, run_dir: str | Path):
-        context = multiprocessing.get_context("spawn")  # no forked torch or open files
-        self.stop_event = context.Event()
-        self.processes = [
-            context.Process(
-                target=_worker,
-                args=(cfg, str(run_dir), worker, self.stop_event, os.getpid()),
-                name=f"tw-rl-selfplay-{worker}",
-                daemon=True,
-            )
-            for worker in range(cfg.selfplay.overlap_workers)
-        ]
-        for process in self.processes:
-            process.start()
+        self.context = multiprocessing.get_context("spawn")  # no forked torch or open files
+        self.cfg, self.run_dir = cfg, str(run_dir)
+        self.stop_event = self.context.Event()
+        self.restarts = 0
+        self.processes = [self._start(worker) for worker in range(cfg.selfplay.overlap_workers)]
+
+    def _start(self, worker: int):
+        process = self.context.Process(
+            target=_worker,
+            args=(self.cfg, self.run_dir, worker, self.stop_event, os.getpid()),
+            name=f"tw-rl-selfplay-{worker}",
+            daemon=True,
+        )
+        process.start()
+        return process
 
     def check(self) -> None:
-        """RuntimeError (one line) when a worker died without being told to stop."""
-        for process in self.processes:
-            if not self.stop_event.is_set() and process.exitcode is not None:
+        """Start again a worker killed by a signal (at most ``RESTARTS`` in all); RuntimeError
+        (one line) when a worker ended by an error, or too many were killed."""
+        if self.stop_event.is_set():
+            return
+        for worker, process in enumerate(self.processes):
+            code = process.exitcode
+            if code is None:
+                continue
+            if code >= 0:
                 raise RuntimeError(
-                    f"self-play process {process.name} ended with exit code {process.exitcode}; "
-                    "its error is above"
+                    f"self-play process {process.name} ended with exit code {code}; its error is above"
                 )
+            if self.restarts >= RESTARTS:
+                raise RuntimeError(
+                    f"self-play process {process.name} was killed (signal {-code}), and {RESTARTS} "
+                    "killed workers were started again already; see the system log (out of memory?)"
+                )
+            self.restarts += 1
+            log.warning(
+                f"self-play process {process.name} was killed (signal {-code}); starting it again "
+                f"({self.restarts} of at most {RESTARTS}); only its games in flight are lost"
+            )
+            self.processes[worker] = self._start(worker)
 
     def stop(self) -> None:
         """Tell the workers to stop and wait while they play out their games in flight."""
