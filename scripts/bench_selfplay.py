@@ -14,12 +14,20 @@ FLOPs per position (as executed on the padded grid, from its layers) and the FLO
     python scripts/bench_selfplay.py --precision float32,bfloat16 --threads 1
     python scripts/bench_selfplay.py --net tiny --batch 64 --sims 32
     python scripts/bench_selfplay.py --precision float32 --candidates eager,compile,onnx,onnx-int8 --threads 1
+    python scripts/bench_selfplay.py --isa avx2 --precision float32 --candidates eager,compile --threads 1
+
+``--isa avx2`` stands in for a CPU without AVX-512 (and so without native bfloat16) on one that
+has it: the script runs again with ``ATEN_CPU_CAPABILITY=avx2`` (torch's own kernels and the code
+``torch.compile`` generates) and ``ONEDNN_MAX_CPU_ISA=AVX2`` (oneDNN's convolutions and matrix
+products), which both must see before torch is loaded. The report names the capability torch
+ran with. ONNX Runtime has no such cap: its figures under ``--isa avx2`` still use AVX-512.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import time
 from pathlib import Path
@@ -130,6 +138,7 @@ def measure(args: argparse.Namespace, precision: str, backend: str = "eager") ->
         "setup_s": round(setup, 2),
         "dtype": str(policy_value.dtype).removeprefix("torch."),
         "threads": torch.get_num_threads(),
+        "cpu_capability": torch.backends.cpu.get_cpu_capability(),
         "batch": args.batch,
         "sims": args.sims,
         "positions_per_s": positions / elapsed,
@@ -142,6 +151,20 @@ def measure(args: argparse.Namespace, precision: str, backend: str = "eager") ->
         / max(timer.seconds.get("network", 0.0), 1e-9),
         "share": {k: round(v / elapsed, 3) for k, v in sorted(shares.items(), key=lambda kv: -kv[1])},
     }
+
+
+ISA_CAPS = {  # --isa: the environment that caps torch and oneDNN at an instruction set
+    "avx2": {"ATEN_CPU_CAPABILITY": "avx2", "ONEDNN_MAX_CPU_ISA": "AVX2"},
+    "avx512": {"ATEN_CPU_CAPABILITY": "avx512", "ONEDNN_MAX_CPU_ISA": "AVX512_CORE"},
+}
+
+
+def run_capped(isa: str, argv: list[str]) -> None:
+    """Run this script again with torch and oneDNN capped at ``isa`` (they read the cap when
+    torch is loaded, which this process has already done); does not return."""
+    env = {**os.environ, **ISA_CAPS[isa]}
+    sys.stdout.flush()
+    os.execve(sys.executable, [sys.executable, str(Path(__file__).resolve()), *argv], env)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -173,7 +196,16 @@ def main(argv: list[str] | None = None) -> int:
         help="the core's peak GFLOP/s (e.g. clock GHz x 64 for AVX-512 with two FMA units): "
         "adds the network's share of it",
     )
+    parser.add_argument(
+        "--isa",
+        default="",
+        choices=("", *ISA_CAPS),
+        help="cap torch's and oneDNN's instruction set (avx2: a stand-in for a CPU without "
+        "AVX-512 or native bfloat16); ONNX Runtime is not capped",
+    )
     args = parser.parse_args(argv)
+    if args.isa and any(os.environ.get(k) != v for k, v in ISA_CAPS[args.isa].items()):
+        run_capped(args.isa, sys.argv[1:] if argv is None else argv)
     if args.threads:
         torch.set_num_threads(args.threads)
     precisions = args.precision.split(",")
@@ -196,6 +228,7 @@ def main(argv: list[str] | None = None) -> int:
     for report in reports:
         print(json.dumps(report))
     base = reports[0]["simulations_per_s"]
+    print(f"torch CPU capability: {reports[0]['cpu_capability']}")
     header = ("precision", "backend", "dtype", "simulations/s", "positions/s", "vs first", "set-up s")
     print("{:<10} {:<10} {:<9} {:>14} {:>12} {:>9} {:>9}  network share, GFLOP/s".format(*header))
     for r in reports:
