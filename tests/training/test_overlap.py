@@ -20,6 +20,7 @@ import pytest
 from test_training import tiny_config
 
 from tw_rl.config import ConfigError
+from tw_rl.referee.process import proc_stat
 from tw_rl.reliability.audits import check_run
 from tw_rl.reliability.kills import TRAIN_OVERRIDES, TRAIN_SCRIPT
 from tw_rl.training.checkpoint import load_checkpoint
@@ -128,20 +129,15 @@ def test_a_killed_worker_is_started_again_and_keeps_what_it_wrote(tmp_path, capl
 def child_pids(pid: int) -> list[int]:
     children = []
     for entry in Path("/proc").iterdir():
-        try:
-            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
-        except (OSError, IndexError):
-            continue
-        if int(fields[1]) == pid:
+        fields = proc_stat(int(entry.name)) if entry.name.isdigit() else None
+        if fields is not None and int(fields[1]) == pid:
             children.append(int(entry.name))
     return children
 
 
 def alive(pid: int) -> bool:
-    try:
-        return (Path("/proc") / str(pid) / "stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
-    except OSError:
-        return False
+    fields = proc_stat(pid)
+    return fields is not None and fields[0] != b"Z"
 
 
 def test_a_killed_learner_leaves_no_worker_behind_and_the_same_command_resumes(tmp_path):

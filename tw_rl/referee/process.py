@@ -128,6 +128,17 @@ def kill_group(proc: subprocess.Popen) -> None:
         pass
 
 
+def proc_stat(pid: int) -> list[bytes] | None:
+    """The fields of ``/proc/<pid>/stat`` after the command name (state, ppid, pgrp, session,
+    ...); None when the process is gone or /proc cannot be read. The name is skipped by the
+    last ``)``, since a name may hold spaces and parentheses."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as handle:
+            return handle.read().rsplit(b")", 1)[1].split()
+    except (OSError, IndexError):
+        return None
+
+
 def stragglers(session: int, pipe: str) -> list[int]:
     """Processes (not this one) in session ``session`` or holding the pipe ``pipe``
     (``pipe:[inode]``) open for writing, found in /proc: what a process-group kill misses (a
@@ -144,8 +155,9 @@ def stragglers(session: int, pipe: str) -> list[int]:
         if pid == me:
             continue
         try:
-            with open(f"/proc/{pid}/stat", "rb") as handle:
-                fields = handle.read().rsplit(b")", 1)[1].split()  # state ppid pgrp session ...
+            fields = proc_stat(pid)
+            if fields is None:
+                continue  # gone meanwhile
             if fields[0] == b"Z":
                 continue  # already dead, waiting to be reaped
             if int(fields[3]) == session:

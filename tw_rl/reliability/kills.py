@@ -22,6 +22,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from tw_rl.referee.process import proc_stat
 from tw_rl.reliability.audits import check_export, check_results_db, check_run, count_games
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -190,10 +191,10 @@ def tagged_processes(tag: str) -> list[int]:
             continue
         try:
             cmdline = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
-            state = (entry / "stat").read_text().rsplit(")", 1)[1].split()[0]
         except OSError:
             continue
-        if tag in cmdline and state != "Z" and "kill_test" not in cmdline:
+        fields = proc_stat(int(entry.name))
+        if tag in cmdline and fields is not None and fields[0] != b"Z" and "kill_test" not in cmdline:
             found.append(int(entry.name))
     return found
 
