@@ -149,7 +149,8 @@ def test_every_search_field_is_reachable_from_yaml(name):
     ``search.<field>=...`` and reaches the search the run builds, with nothing else to edit
     (adding a search setting touches tw_rl/core/mcts.py and, for a check, training/loop.py)."""
     value = changed_value(getattr(TrainConfig().search, name))
-    cfg = train_config([f"search.{name}={value}"])
+    needs_puct = ["search.root=puct"] if name == "forced_playouts" else []  # a PUCT root's device
+    cfg = train_config([f"search.{name}={value}", *needs_puct])
     assert getattr(cfg.search, name) == value
     assert getattr(BatchedMCTS(Rules(6), cfg.search).config, name) == value
 
@@ -216,6 +217,12 @@ def test_experiment_gumbel_few_sims():
     assert (cfg.search.root, cfg.search.simulations) == ("gumbel", 16)
     assert cfg.search.cheap_simulations <= cfg.search.simulations
     assert cfg.net == TrainConfig().net and cfg.board == TrainConfig().board
+
+
+def test_experiment_puct_forced():
+    cfg = train_config(["experiment=puct_forced"])
+    assert (cfg.search.root, cfg.search.forced_playouts) == ("puct", 2.0)
+    assert cfg.selfplay == TrainConfig().selfplay and cfg.learner == TrainConfig().learner
 
 
 @pytest.mark.parametrize("experiment", options("experiment"))

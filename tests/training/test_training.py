@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import types
 import warnings
 from pathlib import Path
 
@@ -93,6 +94,66 @@ def test_search_never_visits_an_illegal_move(root):
     assert (result.policy[~legal] == 0).all()
     assert np.allclose(result.policy[live].sum(axis=1), 1.0)
     assert legal[np.flatnonzero(live), result.action[live]].all()
+
+
+PEAKED_LOGITS = np.random.default_rng(5).normal(0, 2.5, size=RULES.num_actions).astype(np.float32)
+
+
+def peaked(state):
+    """Sharp fixed priors (the same over every position) and a value of 0: a confident net."""
+    legal = RULES.legal_mask(state)
+    weights = np.exp(PEAKED_LOGITS)[None, :] * legal
+    priors = (weights / weights.sum(axis=1, keepdims=True)).astype(np.float32)
+    return priors, np.zeros(state.batch_size, np.float32)
+
+
+def test_forced_playouts_widen_the_root_and_pruning_keeps_them_out_of_the_target():
+    state = random_positions(RULES, 24, 20, np.random.default_rng(4))
+    state = state[~state.terminated]
+    results = {}
+    for k in (0.0, 2.0):
+        mcts = BatchedMCTS(RULES, SearchConfig(simulations=64, forced_playouts=k))
+        results[k] = mcts.search(state, peaked, np.random.default_rng(9), noise=True)
+    plain, forced = results[0.0], results[2.0]
+    assert (forced.visits > 0).sum() > (plain.visits > 0).sum()  # more children tried
+    assert np.allclose(plain.policy, plain.visits / plain.visits.sum(axis=1, keepdims=True))
+    # The target: no child it did not visit, fewer than it visited, the most visited one kept.
+    assert ((forced.policy > 0) <= (forced.visits > 0)).all()
+    assert (forced.policy > 0).sum() < (forced.visits > 0).sum()
+    rows = np.arange(len(forced.action))
+    best = forced.visits.argmax(axis=1)
+    share = forced.visits[rows, best] / forced.visits.sum(axis=1)
+    assert (forced.policy[rows, best] >= share - 1e-6).all()
+    assert np.allclose(forced.policy.sum(axis=1), 1.0)
+    # Without root noise (a match, not self-play) nothing is forced.
+    quiet = BatchedMCTS(RULES, SearchConfig(simulations=64, forced_playouts=2.0))
+    again = BatchedMCTS(RULES, SearchConfig(simulations=64))
+    a = quiet.search(state, peaked, np.random.default_rng(9), noise=False)
+    b = again.search(state, peaked, np.random.default_rng(9), noise=False)
+    assert np.array_equal(a.visits, b.visits) and np.array_equal(a.policy, b.policy)
+
+
+def test_policy_target_pruning_gives_back_what_the_best_childs_score_allows():
+    """A root of four children, the numbers worked by hand (c_puct 1.5, k 2, 60 visits)."""
+    mcts = BatchedMCTS(RULES, SearchConfig(forced_playouts=2.0))
+    a = RULES.num_actions
+    tree = types.SimpleNamespace(batch=1)
+    tree.visits = np.zeros((1, 1, a), np.float32)
+    tree.value_sum = np.zeros((1, 1, a), np.float32)
+    tree.prior = np.zeros((1, 1, a), np.float32)
+    tree.legal = np.zeros((1, 1, a), bool)
+    visits, q, prior = [50, 10, 2, 8], [0.5, -0.5, -0.5, 0.7], [0.5, 0.1, 0.05, 0.35]
+    tree.visits[0, 0, :4], tree.prior[0, 0, :4], tree.legal[0, 0, :4] = visits, prior, True
+    tree.value_sum[0, 0, :4] = np.multiply(visits, q)
+    # best score 0.5 + 1.5 * 0.5 * sqrt(61) / 51 = 0.615. Child 1: its score stays below that
+    # down to 1 visit, but only sqrt(2 * 0.1 * 60) = 3.46 of its 10 were forced: 7 stay.
+    # Child 2: 2 visits, all forced, dropped. Child 3: its q alone beats the best's score: kept.
+    assert mcts._pruned(tree)[0, :4].tolist() == [50, 7, 0, 8]
+
+
+def test_forced_playouts_need_a_puct_root():
+    with pytest.raises(ValueError, match="forced_playouts=2.0 needs a puct root"):
+        BatchedMCTS(RULES, SearchConfig(root="gumbel", forced_playouts=2.0))
 
 
 def some_samples(count: int, rng) -> Samples:
@@ -337,6 +398,7 @@ def test_a_shard_of_another_board_size_or_version_is_refused(tmp_path):
         (lambda c: setattr(c.board, "size", 7), "board size"),
         (lambda c: setattr(c.search, "root", "uct"), "search.root"),
         (lambda c: setattr(c.search, "simulations", 0), "search.simulations"),
+        (lambda c: setattr(c.search, "forced_playouts", -1.0), "forced_playouts=-1.0 needs search.root=puct"),
     ],
 )
 def test_bad_configs_are_refused_before_anything_runs(tmp_path, change, message):

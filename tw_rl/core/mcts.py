@@ -14,6 +14,13 @@ Two root rules, both with PUCT below the root:
   survivor with the best g + logit + sigma(q). The target policy is softmax(logit + sigma(q))
   with completed q-values, which is a policy improvement even with very few simulations.
 
+A noised PUCT root can also take KataGo's forced playouts with policy-target pruning (Wu, 2019,
+section 3.1; ``forced_playouts`` = k > 0): a root child c with fewer than sqrt(k P(c) N) visits
+is visited next (N: the root's visits so far), and afterwards every child but the most visited
+one gives back as many of those forced visits as it can without its PUCT score reaching the
+best child's; a child left with one visit is dropped. The target policy (and the temperature
+draw) is the pruned visit distribution, so the noise explores without teaching its own moves.
+
 Trees are dense arrays [B, M, A] (M = simulations + 1 nodes per game). Each simulation
 descends every tree in lockstep, expands one leaf per game with one batched ``Rules.step`` and
 one batched policy-value call, and backs the value up. Values on edges are stored for the
@@ -52,6 +59,8 @@ class SearchConfig:
     gumbel_actions: int = 16  # candidate actions m at the root (gumbel)
     gumbel_c_visit: float = 50.0  # sigma(q) = (c_visit + max visits) * c_scale * q (gumbel)
     gumbel_c_scale: float = 0.1
+    forced_playouts: float = 0.0  # k of forced playouts + policy-target pruning at a noised puct root
+    # (KataGo uses 2); 0 = off
     temperature_moves: int = 12  # self-play: moves per game drawn from the search policy, then the best
 
 
@@ -74,6 +83,11 @@ class BatchedMCTS:
         self.config = config or SearchConfig()
         if self.config.root not in ("puct", "gumbel"):
             raise ValueError(f"search root must be 'puct' or 'gumbel', got {self.config.root!r}")
+        if self.config.forced_playouts < 0 or (self.config.forced_playouts and self.config.root != "puct"):
+            raise ValueError(
+                f"search.forced_playouts={self.config.forced_playouts} needs a puct root and k >= 0 "
+                f"(the {self.config.root} root does its own exploration)"
+            )
 
     # ------------------------------------------------------------------ public
 
@@ -106,10 +120,12 @@ class BatchedMCTS:
             return self._gumbel(tree, policy_value, rng, sims, priors, legal, values, noise)
         if noise.any():
             tree.prior[noise, 0] = self._noisy(priors[noise], legal[noise], rng)
+        forcing = noise if cfg.forced_playouts > 0 else None
         for k in range(int(sims.max())):
-            self._simulate(tree, policy_value, forced_root=None, searching=sims > k)
+            self._simulate(tree, policy_value, forced_root=None, searching=sims > k, forcing=forcing)
         visits = tree.visits[:, 0].copy()
-        policy = _normalise(visits, legal)
+        target = visits if forcing is None else np.where(forcing[:, None], self._pruned(tree), visits)
+        policy = _normalise(target, legal)
         return SearchResult(policy, visits, tree.node_value(0), tree.best_root_action(), priors)
 
     @staticmethod
@@ -136,10 +152,40 @@ class BatchedMCTS:
         noise /= np.maximum(noise.sum(axis=1, keepdims=True), 1e-12)
         return (1 - cfg.dirichlet_fraction) * priors + cfg.dirichlet_fraction * noise
 
+    def _forced_visits(self, tree: _Tree, games: np.ndarray) -> np.ndarray:
+        """[len(games), A] KataGo's forced visits sqrt(k P(c) N) of each root child."""
+        total = tree.visits[games, 0].sum(axis=1, keepdims=True)
+        return np.sqrt(self.config.forced_playouts * tree.prior[games, 0] * total)
+
+    def _pruned(self, tree: _Tree) -> np.ndarray:
+        """[B, A] root visits less the forced ones the best child's PUCT score allows back."""
+        cfg = self.config
+        games = np.arange(tree.batch)
+        visits = tree.visits[:, 0].astype(np.float64)
+        total = visits.sum(axis=1, keepdims=True)
+        q = np.where(visits > 0, tree.value_sum[:, 0] / np.maximum(visits, 1), 0.0)
+        explore = cfg.c_puct * tree.prior[:, 0] * np.sqrt(total + 1)
+        best = np.argmax(np.where(tree.legal[:, 0], visits, -1), axis=1)
+        best_score = q[games, best] + explore[games, best] / (1 + visits[games, best])
+        # The fewest visits n' with q + explore / (1 + n') still below the best child's score.
+        gap = (best_score[:, None] - q).clip(min=1e-12)
+        floor_visits = np.where(best_score[:, None] > q, np.floor(explore / gap), visits)
+        forced = self._forced_visits(tree, games)
+        pruned = np.clip(np.maximum(floor_visits, np.ceil(visits - forced)), 0, visits)
+        pruned[pruned <= 1] = 0
+        pruned[games, best] = visits[games, best]
+        return pruned.astype(np.float32)
+
     def _simulate(
-        self, tree: _Tree, policy_value: PolicyValue, forced_root: np.ndarray | None, searching: np.ndarray
+        self,
+        tree: _Tree,
+        policy_value: PolicyValue,
+        forced_root: np.ndarray | None,
+        searching: np.ndarray,
+        forcing: np.ndarray | None = None,
     ) -> None:
-        """One simulation in every tree still ``searching``: select, expand one leaf, back up."""
+        """One simulation in every tree still ``searching``: select, expand one leaf, back up.
+        ``forcing`` [B]: the roots that take forced playouts (see the module docstring)."""
         cfg = self.config
         batch = tree.batch
         rows = np.arange(batch)
@@ -155,6 +201,15 @@ class BatchedMCTS:
                 action = forced_root[idx]
             else:
                 action = tree.select(idx, n, cfg.c_puct, cfg.fpu_reduction)
+            if depth == 0 and forcing is not None:
+                forced_rows = np.flatnonzero(forcing[idx])
+                if forced_rows.size:
+                    # A root child short of its forced visits goes first (the one furthest short).
+                    games = idx[forced_rows]
+                    deficit = self._forced_visits(tree, games) - tree.visits[games, 0]
+                    deficit = np.where(tree.legal[games, 0], deficit, -np.inf)
+                    take = deficit.max(axis=1) > 0
+                    action[forced_rows[take]] = np.argmax(deficit[take] + tree.jitter[games[take]], axis=1)
             path_nodes.append((idx, n))
             path_actions.append(action)
             child = tree.child[idx, n, action]

@@ -172,6 +172,10 @@ def check_config(cfg: TrainConfig) -> None:
     ):
         if value < 1:
             raise ConfigError(f"{name} must be at least 1, got {value}")
+    if cfg.search.forced_playouts < 0 or (cfg.search.forced_playouts and cfg.search.root != "puct"):
+        raise ConfigError(
+            f"search.forced_playouts={cfg.search.forced_playouts} needs search.root=puct and k >= 0"
+        )
     if not 0 <= cfg.search.full_search_fraction <= 1:
         raise ConfigError("search.full_search_fraction must lie in [0, 1]")
     if cfg.selfplay.overlap_workers < 0:
