@@ -7,6 +7,12 @@ against the anchors of an arena's ``ratings.json``.
 
     python scripts/ship_teacher.py runs/teacher-ref/checkpoints/ckpt-g000060.pt \\
         --ratings arena-teacher/ratings.json --note "CPU run on the 2-core development machine"
+    python scripts/ship_teacher.py runs/teacher-next/checkpoints/ckpt-g000120.pt \\
+        --out tw_rl/training/teacher-next.pt --note "..."   # a candidate, not the default
+
+``--out`` writes the checkpoint and its card elsewhere: the newest checkpoint of a long run kept
+in the repository, so that a later session on a fresh machine continues it (``init_from=PATH``)
+or measures it, before it has earned the default's place.
 """
 
 from __future__ import annotations
@@ -53,17 +59,28 @@ def ratings_table(path: Path, name: str) -> str:
     return "\n".join(rows)
 
 
-def model_card(checkpoint: Path, payload: dict, totals: dict, ratings: str, note: str) -> str:
+def model_card(checkpoint: Path, payload: dict, totals: dict, ratings: str, note: str, shipped: Path) -> str:
     cfg = payload.get("config", {})
     net, board = payload["net"], cfg.get("board", {})
     search, selfplay, learner = cfg.get("search", {}), cfg.get("selfplay", {}), cfg.get("learner", {})
+    default = shipped.resolve() == DEFAULT_TEACHER
+    where = (
+        f"tw_rl/training/{shipped.name}"
+        if shipped.resolve().parent == DEFAULT_TEACHER.parent
+        else str(shipped)
+    )
     lines = [
-        "# The default teacher",
+        "# The default teacher" if default else f"# Teacher candidate `{shipped.name}`",
         "",
-        f"Shipped as `tw_rl/training/teacher-default.pt` (sha256 `{file_sha256(checkpoint)}`):",
+        f"Shipped as `{where}` (sha256 `{file_sha256(checkpoint)}`):",
         f"the network of generation {payload['generation']} (gradient step {payload['step']}) of the run",
-        f"`{Path(cfg.get('run_dir', '?')).name}`. `ckpt:default` in the arena, `tw-rl export --teacher",
-        "default` and `init_from=default` in training use it; `torch.load(..., weights_only=True)` reads it.",
+        f"`{Path(cfg.get('run_dir', '?')).name}`"
+        + (f", started from `init_from={cfg['init_from']}`" if cfg.get("init_from") else "")
+        + ".",
+        "`ckpt:default` in the arena, `tw-rl export --teacher default` and `init_from=default` use it;"
+        if default
+        else f"Not the default: `ckpt:{where}` in the arena, `init_from={where}` continues it;",
+        "`torch.load(..., weights_only=True)` reads it.",
         "",
         "## Network",
         f"`{net['name']}`: {net['blocks']} residual blocks of {net['channels']} channels (global pooling",
@@ -93,6 +110,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--ratings", type=Path, help="an arena's ratings.json to quote in the card")
     parser.add_argument("--name", default="", help="the teacher's player name in --ratings")
     parser.add_argument("--note", default="", help="a line about the compute (machine, wall time)")
+    parser.add_argument(
+        "--out", type=Path, default=DEFAULT_TEACHER, help="where to write it (default: the default teacher)"
+    )
     args = parser.parse_args(argv)
     try:
         payload = load_checkpoint(args.checkpoint)
@@ -102,11 +122,12 @@ def main(argv: list[str] | None = None) -> int:
     run_dir = args.checkpoint.resolve().parent.parent
     totals = run_totals(run_dir, int(payload["generation"]))
     ratings = ratings_table(args.ratings, args.name) if args.ratings else ""
-    write_atomic(DEFAULT_TEACHER, args.checkpoint.read_bytes())
-    load_checkpoint(DEFAULT_TEACHER)  # reads back
-    card = model_card(DEFAULT_TEACHER, payload, totals, ratings, args.note)
-    write_atomic(DEFAULT_TEACHER.with_suffix(".md"), card)
-    print(f"shipped {args.checkpoint} as {DEFAULT_TEACHER} ({DEFAULT_TEACHER.stat().st_size:,} bytes)")
+    out = args.out
+    write_atomic(out, args.checkpoint.read_bytes())
+    load_checkpoint(out)  # reads back
+    card = model_card(out, payload, totals, ratings, args.note, out)
+    write_atomic(out.with_suffix(".md"), card)
+    print(f"shipped {args.checkpoint} as {out} ({out.stat().st_size:,} bytes)")
     return 0
 
 
