@@ -32,30 +32,10 @@ from tqdm import tqdm
 from tw_rl.files import write_atomic
 from tw_rl.referee.match import wilson_interval
 from tw_rl.training.checkpoint import latest_checkpoint
+from tw_rl.training.run_totals import run_totals
 
 SCRIPTS = Path(__file__).resolve().parent
 DONE_SLACK = 0.02  # an arm this close to its minutes (a share of them) counts as trained
-
-
-def run_totals(run_dir: Path) -> dict:
-    """Minutes, generations, games, samples and gradient steps of a run, from its metrics.jsonl."""
-    totals = {"run_minutes": 0.0, "generations": 0, "games": 0, "samples": 0, "steps": 0}
-    path = run_dir / "metrics.jsonl"
-    if not path.is_file():
-        return totals
-    for line in path.read_text(encoding="utf-8").splitlines():
-        try:
-            row = json.loads(line)
-        except ValueError:
-            continue  # a line cut by a kill
-        if "selfplay/games" not in row:
-            continue
-        totals["generations"] += 1
-        totals["games"] += int(row["selfplay/games"])
-        totals["samples"] += int(row.get("selfplay/samples", 0))
-        totals["steps"] = max(totals["steps"], int(row.get("train/step", 0)))
-        totals["run_minutes"] = max(totals["run_minutes"], float(row.get("time/run_minutes", 0.0)))
-    return totals
 
 
 def pinned(core: int | None):

@@ -24,27 +24,7 @@ from pathlib import Path
 
 from tw_rl.files import file_sha256, write_atomic
 from tw_rl.training.checkpoint import DEFAULT_TEACHER, CheckpointError, load_checkpoint
-
-
-def run_totals(run_dir: Path, generation: int) -> dict:
-    """Games, samples and gradient steps of the run up to ``generation``, from metrics.jsonl."""
-    totals = {"generations": 0, "games": 0, "samples": 0, "selfplay_seconds": 0.0}
-    path = run_dir / "metrics.jsonl"
-    if not path.is_file():
-        return totals
-    for line in path.read_text(encoding="utf-8").splitlines():
-        try:
-            row = json.loads(line)
-        except ValueError:
-            continue
-        if row.get("generation", -1) > generation or "selfplay/games" not in row:
-            continue
-        totals["generations"] += 1
-        totals["games"] += int(row["selfplay/games"])
-        totals["samples"] += int(row["selfplay/samples"])
-        if row.get("perf/games_per_s"):
-            totals["selfplay_seconds"] += row["selfplay/games"] / row["perf/games_per_s"]
-    return totals
+from tw_rl.training.run_totals import run_totals
 
 
 def ratings_table(path: Path, name: str) -> str:
@@ -63,6 +43,8 @@ def model_card(checkpoint: Path, payload: dict, totals: dict, ratings: str, note
     cfg = payload.get("config", {})
     net, board = payload["net"], cfg.get("board", {})
     search, selfplay, learner = cfg.get("search", {}), cfg.get("selfplay", {}), cfg.get("learner", {})
+    minutes = totals["selfplay_seconds"] / 60
+    of_selfplay = f", about {minutes:.0f} of them self-play" if minutes else ""  # generational runs only
     default = shipped.resolve() == DEFAULT_TEACHER
     where = (
         f"tw_rl/training/{shipped.name}"
@@ -95,7 +77,8 @@ def model_card(checkpoint: Path, payload: dict, totals: dict, ratings: str, note
         f"{learner.get('steps_per_generation', '?')} steps of batch {learner.get('batch_size', '?')} a "
         f"generation, replay window {learner.get('replay_window', '?')}.",
         f"- Up to this generation: {totals['generations']} generations, {totals['games']:,} games, "
-        f"{totals['samples']:,} samples, about {totals['selfplay_seconds'] / 60:.0f} minutes of self-play.",
+        f"{totals['samples']:,} samples, {totals['steps']:,} gradient steps, "
+        f"{totals['run_minutes']:.0f} minutes of the run's wall time{of_selfplay}.",
     ]
     if note:
         lines += [f"- {note}"]
@@ -120,7 +103,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {err}", file=sys.stderr)
         return 2
     run_dir = args.checkpoint.resolve().parent.parent
-    totals = run_totals(run_dir, int(payload["generation"]))
+    totals = run_totals(run_dir, up_to=int(payload["generation"]))
     ratings = ratings_table(args.ratings, args.name) if args.ratings else ""
     out = args.out
     write_atomic(out, args.checkpoint.read_bytes())

@@ -3,6 +3,11 @@
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
+from pathlib import Path
+
 import numpy as np
 import pytest
 import torch
@@ -24,6 +29,7 @@ from tw_rl.training.checkpoint import (
 from tw_rl.training.loop import train
 from tw_rl.training.match import play_match, search_player
 from tw_rl.training.net import NetPolicyValue
+from tw_rl.training.run_totals import run_totals
 
 RULES = Rules(6)
 
@@ -66,3 +72,49 @@ def test_init_from_a_missing_or_foreign_checkpoint_is_refused(tmp_path):
         from tw_rl.training.checkpoint import initial_checkpoint
 
         initial_checkpoint("default", 8)
+
+
+def test_a_candidate_teacher_ships_elsewhere_with_its_card_and_leaves_the_default_alone(tmp_path):
+    cfg = tiny_train_config(tmp_path / "run", init_from="default")
+    train(cfg)
+    default_before = DEFAULT_TEACHER.read_bytes()
+    out = tmp_path / "teacher-next.pt"
+    script = Path(__file__).resolve().parents[2] / "scripts" / "ship_teacher.py"
+    checkpoint = tmp_path / "run" / "checkpoints" / "ckpt-g000000.pt"
+    done = subprocess.run(
+        [sys.executable, str(script), str(checkpoint), "--out", str(out), "--note", "a test run"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr
+    assert load_checkpoint(out)["generation"] == 0 and DEFAULT_TEACHER.read_bytes() == default_before
+    card = out.with_suffix(".md").read_text()
+    assert card.startswith("# Teacher candidate `teacher-next.pt`")
+    assert "started from `init_from=default`" in card and f"init_from={out}` continues it" in card
+    totals = run_totals(tmp_path / "run")
+    assert f"{totals['games']:,} games" in card and "- a test run" in card
+
+
+def test_run_totals_pass_over_a_cut_off_line_and_stop_at_a_generation(tmp_path):
+    rows = [
+        {
+            "generation": g,
+            "selfplay/games": 10,
+            "selfplay/samples": 100,
+            "train/step": 5 * (g + 1),
+            "time/run_minutes": 1.5 * (g + 1),
+        }
+        for g in range(3)
+    ]
+    text = "".join(json.dumps(row) + "\n" for row in rows) + '{"generation": 3, "selfpl'
+    (tmp_path / "metrics.jsonl").write_text(text)
+    assert run_totals(tmp_path) == {
+        "generations": 3,
+        "games": 30,
+        "samples": 300,
+        "steps": 15,
+        "run_minutes": 4.5,
+        "selfplay_seconds": 0.0,
+    }
+    assert run_totals(tmp_path, up_to=1)["games"] == 20 and run_totals(tmp_path / "none")["generations"] == 0

@@ -84,11 +84,11 @@ from tw_rl.training.net import NetPolicyValue, build_net, inference_dtype, resol
 from tw_rl.training.overlap import SelfPlayProcesses
 from tw_rl.training.published import publish_network
 from tw_rl.training.replay_buffer import ReplayWindow, ShardFormatError, shard_games, write_shard
+from tw_rl.training.run_totals import METRICS_FILE
 from tw_rl.training.selfplay import play_games
 
 log = logging.getLogger(__name__)
 LOG_FILE = "train.log"  # in the run folder
-METRICS_FILE = "metrics.jsonl"
 LEARN_GRACE_S = 30.0  # a generation's learning may run this long past max_minutes, then it stops
 LOG_FORMAT = "[%(asctime)s] %(message)s"
 SHOWN = {  # metrics -> their name in the line a generation logs

@@ -1,0 +1,41 @@
+"""What a run folder's ``metrics.jsonl`` adds up to: generations, games, samples, gradient steps,
+wall minutes and minutes of self-play (read only; a line cut off by a kill is passed over)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+METRICS_FILE = "metrics.jsonl"
+
+
+def run_totals(run_dir: str | Path, up_to: int | None = None) -> dict:
+    """The sums over the run's generations (up to generation ``up_to``, all if None)."""
+    totals = {
+        "generations": 0,
+        "games": 0,
+        "samples": 0,
+        "steps": 0,
+        "run_minutes": 0.0,
+        "selfplay_seconds": 0.0,
+    }
+    path = Path(run_dir) / METRICS_FILE
+    if not path.is_file():
+        return totals
+    for line in path.read_text(encoding="utf-8").splitlines():
+        try:
+            row = json.loads(line)
+        except ValueError:
+            continue
+        if not isinstance(row, dict) or "selfplay/games" not in row:
+            continue
+        if up_to is not None and row.get("generation", -1) > up_to:
+            continue
+        totals["generations"] += 1
+        totals["games"] += int(row["selfplay/games"])
+        totals["samples"] += int(row.get("selfplay/samples", 0))
+        totals["steps"] = max(totals["steps"], int(row.get("train/step", 0)))
+        totals["run_minutes"] = max(totals["run_minutes"], float(row.get("time/run_minutes", 0.0)))
+        if row.get("perf/games_per_s"):
+            totals["selfplay_seconds"] += row["selfplay/games"] / row["perf/games_per_s"]
+    return totals
