@@ -48,8 +48,11 @@ def parse_arm(text: str) -> dict:
             )
         kind = type(getattr(defaults, name))
         try:
-            arm[name] = kind(float(value)) if kind is int else kind(value)
-        except ValueError:
+            if kind is bool:
+                arm[name] = {"true": True, "false": False}[value.lower()]
+            else:
+                arm[name] = kind(float(value)) if kind is int else kind(value)
+        except (KeyError, ValueError):
             raise ValueError(f"--arm {text!r}: {name} takes a {kind.__name__}, not {value!r}") from None
     return arm
 

@@ -151,6 +151,21 @@ def test_policy_target_pruning_gives_back_what_the_best_childs_score_allows():
     assert mcts._pruned(tree)[0, :4].tolist() == [50, 7, 0, 8]
 
 
+def test_gumbel_rescale_maps_the_legal_q_values_onto_zero_to_one_before_sigma():
+    a = RULES.num_actions
+    tree = types.SimpleNamespace(
+        batch=1, visits=np.zeros((1, 1, a), np.float32), legal=np.zeros((1, 1, a), bool)
+    )
+    tree.visits[0, 0, :3], tree.legal[0, 0, :3] = [4, 2, 0], True
+    q = np.zeros((1, a))
+    q[0, :3], q[0, 3] = [0.1, 0.2, 0.3], 5.0  # action 3 is illegal: it does not stretch the range
+    config = SearchConfig(root="gumbel", gumbel_c_visit=50, gumbel_c_scale=0.1)
+    plain = BatchedMCTS(RULES, config)._sigma(q, tree)
+    rescaled = BatchedMCTS(RULES, dataclasses.replace(config, gumbel_rescale=True))._sigma(q, tree)
+    assert np.allclose(plain[0, :3], [0.54, 1.08, 1.62])  # (50 + 4) * 0.1 * q
+    assert np.allclose(rescaled[0, :3], [0.0, 2.7, 5.4])  # (50 + 4) * 0.1 * [0, 0.5, 1]
+
+
 def test_forced_playouts_need_a_puct_root():
     with pytest.raises(ValueError, match="forced_playouts=2.0 needs a puct root"):
         BatchedMCTS(RULES, SearchConfig(root="gumbel", forced_playouts=2.0))

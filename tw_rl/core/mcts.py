@@ -13,6 +13,7 @@ Two root rules, both with PUCT below the root:
   m candidate actions, sequential halving spends the simulations on them, and the move is the
   survivor with the best g + logit + sigma(q). The target policy is softmax(logit + sigma(q))
   with completed q-values, which is a policy improvement even with very few simulations.
+  ``gumbel_rescale`` first maps the completed q-values of the legal moves onto [0, 1].
 
 A noised PUCT root can also take KataGo's forced playouts with policy-target pruning (Wu, 2019,
 section 3.1; ``forced_playouts`` = k > 0): a root child c with fewer than sqrt(k P(c) N) visits
@@ -59,6 +60,8 @@ class SearchConfig:
     gumbel_actions: int = 16  # candidate actions m at the root (gumbel)
     gumbel_c_visit: float = 50.0  # sigma(q) = (c_visit + max visits) * c_scale * q (gumbel)
     gumbel_c_scale: float = 0.1
+    gumbel_rescale: bool = False  # min-max rescale the completed q-values to [0, 1] before sigma (as
+    # DeepMind's mctx does by default), so that sigma's reach no longer shrinks with the q spread
     forced_playouts: float = 0.0  # k of forced playouts + policy-target pruning at a noised puct root
     # (KataGo uses 2); 0 = off
     temperature_moves: int = 12  # self-play: moves per game drawn from the search policy, then the best
@@ -315,6 +318,11 @@ class BatchedMCTS:
 
     def _sigma(self, q: np.ndarray, tree: _Tree) -> np.ndarray:
         cfg = self.config
+        if cfg.gumbel_rescale:
+            legal = tree.legal[:, 0]
+            low = np.where(legal, q, np.inf).min(axis=1, keepdims=True)
+            high = np.where(legal, q, -np.inf).max(axis=1, keepdims=True)
+            q = np.where(legal, (q - low) / np.maximum(high - low, 1e-8), 0.0)
         max_visits = tree.visits[:, 0].max(axis=1, keepdims=True)
         return (cfg.gumbel_c_visit + max_visits) * cfg.gumbel_c_scale * q
 
