@@ -177,6 +177,7 @@ def test_the_default_config_is_the_reference_recipe():
         8,
         16,
     )
+    assert search.gumbel_rescale  # since 2026-12-03: it won its A/B 127-73
     assert (cfg.selfplay.games_per_generation, cfg.selfplay.parallel_games) == (128, 128)
     assert (cfg.learner.replay_window, cfg.learner.steps_per_generation, cfg.learner.batch_size) == (
         100000,
@@ -192,6 +193,12 @@ def test_the_old_default_recipe_is_an_experiment():
     assert (cfg.search.dirichlet_fraction, cfg.selfplay.games_per_generation) == (0.25, 64)
     assert (cfg.selfplay.parallel_games, cfg.learner.replay_window, cfg.eval.every) == (64, 60000, 2)
     assert cfg.net == TrainConfig().net and cfg.board == TrainConfig().board
+
+
+def test_the_unscaled_gumbel_recipe_is_an_experiment():
+    cfg = train_config(["experiment=unscaled_gumbel"])
+    assert cfg.search == dataclasses.replace(TrainConfig().search, gumbel_rescale=False)
+    assert cfg.selfplay == TrainConfig().selfplay and cfg.learner == TrainConfig().learner
 
 
 def test_search_presets():

@@ -160,8 +160,9 @@ def test_gumbel_rescale_maps_the_legal_q_values_onto_zero_to_one_before_sigma():
     q = np.zeros((1, a))
     q[0, :3], q[0, 3] = [0.1, 0.2, 0.3], 5.0  # action 3 is illegal: it does not stretch the range
     config = SearchConfig(root="gumbel", gumbel_c_visit=50, gumbel_c_scale=0.1)
-    plain = BatchedMCTS(RULES, config)._sigma(q, tree)
-    rescaled = BatchedMCTS(RULES, dataclasses.replace(config, gumbel_rescale=True))._sigma(q, tree)
+    assert config.gumbel_rescale  # the default since 2026-12-03
+    rescaled = BatchedMCTS(RULES, config)._sigma(q, tree)
+    plain = BatchedMCTS(RULES, dataclasses.replace(config, gumbel_rescale=False))._sigma(q, tree)
     assert np.allclose(plain[0, :3], [0.54, 1.08, 1.62])  # (50 + 4) * 0.1 * q
     assert np.allclose(rescaled[0, :3], [0.0, 2.7, 5.4])  # (50 + 4) * 0.1 * [0, 0.5, 1]
 
