@@ -87,8 +87,7 @@ def wait_with_bar(processes: dict, minutes: float, what: str) -> None:
             time.sleep(1)
 
 
-def train_arms(args, out: Path, cores: list[int]) -> None:
-    side_by_side = not args.sequential and len(cores) >= 2
+def train_arms(args, out: Path, cores: list[int], side_by_side: bool) -> None:
     arms = {"a": args.a, "b": args.b}
     if side_by_side:
         processes = {}
@@ -199,7 +198,8 @@ def main(argv: list[str] | None = None) -> int:
     out = args.out or Path("runs") / f"ab-{args.name}"
     out.mkdir(parents=True, exist_ok=True)
     cores = sorted(os.sched_getaffinity(0))
-    train_arms(args, out, cores)
+    side_by_side = not args.sequential and len(cores) >= 2
+    train_arms(args, out, cores, side_by_side)
     checkpoints = {}
     for arm in ("a", "b"):
         found = latest_checkpoint(out / arm / "checkpoints")
@@ -211,7 +211,7 @@ def main(argv: list[str] | None = None) -> int:
         "name": args.name,
         "minutes": args.minutes,
         "seed": args.seed,
-        "side_by_side": not args.sequential and len(cores) >= 2,
+        "side_by_side": side_by_side,
         "overrides": {"a": args.a, "b": args.b},
         "arms": {arm: run_totals(out / arm) for arm in ("a", "b")},
         "checkpoints": {arm: str(path) for arm, path in checkpoints.items()},

@@ -23,6 +23,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
+from tw_rl.core.baselines import random_actions
 from tw_rl.core.mcts import BatchedMCTS, SearchConfig
 from tw_rl.core.rules import Rules
 from tw_rl.training.checkpoint import (
@@ -67,8 +68,7 @@ def positions(rules: Rules, shards: Path | None, count: int, rng: np.random.Gene
         return rules.position(samples.owner, samples.height, samples.to_move, samples.passes)
     state = rules.init(count, rng)
     for _ in range(20):
-        legal = rules.legal_mask(state)
-        state = rules.step(state, (rng.random(legal.shape) * legal).argmax(axis=1))
+        state = rules.step(state, random_actions(rules, state, rng))
     return state[~state.terminated]
 
 

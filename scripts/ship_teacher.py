@@ -39,7 +39,8 @@ def ratings_table(path: Path, name: str) -> str:
     return "\n".join(rows)
 
 
-def model_card(checkpoint: Path, payload: dict, totals: dict, ratings: str, note: str, shipped: Path) -> str:
+def model_card(shipped: Path, payload: dict, totals: dict, ratings: str, note: str) -> str:
+    """The card of the checkpoint written at ``shipped`` (the default teacher, or a candidate)."""
     cfg = payload.get("config", {})
     net, board = payload["net"], cfg.get("board", {})
     search, selfplay, learner = cfg.get("search", {}), cfg.get("selfplay", {}), cfg.get("learner", {})
@@ -54,7 +55,7 @@ def model_card(checkpoint: Path, payload: dict, totals: dict, ratings: str, note
     lines = [
         "# The default teacher" if default else f"# Teacher candidate `{shipped.name}`",
         "",
-        f"Shipped as `{where}` (sha256 `{file_sha256(checkpoint)}`):",
+        f"Shipped as `{where}` (sha256 `{file_sha256(shipped)}`):",
         f"the network of generation {payload['generation']} (gradient step {payload['step']}) of the run",
         f"`{Path(cfg.get('run_dir', '?')).name}`"
         + (f", started from `init_from={cfg['init_from']}`" if cfg.get("init_from") else "")
@@ -108,7 +109,7 @@ def main(argv: list[str] | None = None) -> int:
     out = args.out
     write_atomic(out, args.checkpoint.read_bytes())
     load_checkpoint(out)  # reads back
-    card = model_card(out, payload, totals, ratings, args.note, out)
+    card = model_card(out, payload, totals, ratings, args.note)
     write_atomic(out.with_suffix(".md"), card)
     print(f"shipped {args.checkpoint} as {out} ({out.stat().st_size:,} bytes)")
     return 0
