@@ -40,7 +40,7 @@ def test_a_bad_arm_is_refused_in_one_line():
     for arm, message in [
         ("c_puc=2", "is not FIELD=VALUE"),
         ("c_puct=much", "c_puct takes a float"),
-        ("root=gumbel forced_playouts=2", "needs a puct root"),
+        ("root=gumbel forced_playouts=2", "needs search.root=puct"),
     ]:
         done = targets("--arm", arm)
         assert done.returncode == 2 and message in done.stderr and "Traceback" not in done.stderr

@@ -168,7 +168,7 @@ def test_gumbel_rescale_maps_the_legal_q_values_onto_zero_to_one_before_sigma():
 
 
 def test_forced_playouts_need_a_puct_root():
-    with pytest.raises(ValueError, match="forced_playouts=2.0 needs a puct root"):
+    with pytest.raises(ValueError, match="forced_playouts=2.0 needs search.root=puct"):
         BatchedMCTS(RULES, SearchConfig(root="gumbel", forced_playouts=2.0))
 
 

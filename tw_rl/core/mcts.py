@@ -67,6 +67,16 @@ class SearchConfig:
     # (KataGo uses 2); 0 = off
     temperature_moves: int = 12  # self-play: moves per game drawn from the search policy, then the best
 
+    def check(self) -> None:
+        """Refuse settings the search cannot run with (``ValueError``, one line naming the setting)."""
+        if self.root not in ("puct", "gumbel"):
+            raise ValueError(f"search.root must be puct or gumbel, got {self.root!r}")
+        if self.forced_playouts < 0 or (self.forced_playouts and self.root != "puct"):
+            raise ValueError(
+                f"search.forced_playouts={self.forced_playouts} needs search.root=puct and k >= 0 "
+                f"(the {self.root} root does its own exploration)"
+            )
+
 
 @dataclass
 class SearchResult:
@@ -85,13 +95,7 @@ class BatchedMCTS:
     def __init__(self, rules: Rules, config: SearchConfig | None = None):
         self.rules = rules
         self.config = config or SearchConfig()
-        if self.config.root not in ("puct", "gumbel"):
-            raise ValueError(f"search root must be 'puct' or 'gumbel', got {self.config.root!r}")
-        if self.config.forced_playouts < 0 or (self.config.forced_playouts and self.config.root != "puct"):
-            raise ValueError(
-                f"search.forced_playouts={self.config.forced_playouts} needs a puct root and k >= 0 "
-                f"(the {self.config.root} root does its own exploration)"
-            )
+        self.config.check()
 
     # ------------------------------------------------------------------ public
 

@@ -153,13 +153,12 @@ def check_config(cfg: TrainConfig) -> None:
         Rules(cfg.board.size, cfg.board.variant, cfg.board.setup, cfg.board.stale_end)
         device = resolve_device(cfg.device)
         check_backend(cfg.backend, inference_dtype(cfg.precision, device), device)
+        cfg.search.check()
     except ValueError as err:
         raise ConfigError(str(err)) from None
     unknown = [name for name in cfg.eval.opponents if name not in BASELINES and name != "previous"]
     if unknown:
         raise ConfigError(f"eval.opponents: unknown {unknown}; use random, greedy or previous")
-    if cfg.search.root not in ("puct", "gumbel"):
-        raise ConfigError(f"search.root must be puct or gumbel, got {cfg.search.root!r}")
     for name, value in (
         ("search.simulations", cfg.search.simulations),
         ("search.cheap_simulations", cfg.search.cheap_simulations),
@@ -172,10 +171,6 @@ def check_config(cfg: TrainConfig) -> None:
     ):
         if value < 1:
             raise ConfigError(f"{name} must be at least 1, got {value}")
-    if cfg.search.forced_playouts < 0 or (cfg.search.forced_playouts and cfg.search.root != "puct"):
-        raise ConfigError(
-            f"search.forced_playouts={cfg.search.forced_playouts} needs search.root=puct and k >= 0"
-        )
     if not 0 <= cfg.search.full_search_fraction <= 1:
         raise ConfigError("search.full_search_fraction must lie in [0, 1]")
     if cfg.selfplay.overlap_workers < 0:
