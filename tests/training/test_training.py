@@ -167,9 +167,11 @@ def test_gumbel_rescale_maps_the_legal_q_values_onto_zero_to_one_before_sigma():
     assert np.allclose(rescaled[0, :3], [0.0, 2.7, 5.4])  # (50 + 4) * 0.1 * [0, 0.5, 1]
 
 
-def test_forced_playouts_need_a_puct_root():
+def test_the_search_refuses_bad_settings_in_one_line():
     with pytest.raises(ValueError, match="forced_playouts=2.0 needs search.root=puct"):
         BatchedMCTS(RULES, SearchConfig(root="gumbel", forced_playouts=2.0))
+    with pytest.raises(ValueError, match="search.root must be puct or gumbel, got 'uct'"):
+        BatchedMCTS(RULES, SearchConfig(root="uct"))
 
 
 def some_samples(count: int, rng) -> Samples:
