@@ -156,14 +156,16 @@ def play_match(args, out: Path, cores: list[int], player: Path, opponent: Path) 
 
 def markdown(report: dict) -> str:
     rows = [
-        "| arm | overrides | `time/run_minutes` | generations | games | samples | gradient steps |",
-        "|---|---|---|---|---|---|---|",
+        "| arm | overrides | `time/run_minutes` | `time/cpu_hours` | generations | games | samples "
+        "| gradient steps |",
+        "|---|---|---|---|---|---|---|---|",
     ]
     for arm in ("a", "b"):
         t = report["arms"][arm]
         overrides = " ".join(report["overrides"][arm]) or "(the default recipe)"
         rows.append(
-            f"| {arm} | `{overrides}` | {t['run_minutes']:.2f} | {t['generations']} | {t['games']:,} | "
+            f"| {arm} | `{overrides}` | {t['run_minutes']:.2f} | {t.get('cpu_hours', 0.0):.2f} | "
+            f"{t['generations']} | {t['games']:,} | "
             f"{t['samples']:,} | {t['steps']:,} |"
         )
     m = report["match"]

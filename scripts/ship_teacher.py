@@ -79,7 +79,12 @@ def model_card(shipped: Path, payload: dict, totals: dict, ratings: str, note: s
         f"generation, replay window {learner.get('replay_window', '?')}.",
         f"- Up to this generation: {totals['generations']} generations, {totals['games']:,} games, "
         f"{totals['samples']:,} samples, {totals['steps']:,} gradient steps, "
-        f"{totals['run_minutes']:.0f} minutes of the run's wall time{of_selfplay}.",
+        f"{totals['run_minutes']:.0f} minutes of the run's wall time{of_selfplay}"
+        + (
+            f", {totals['cpu_hours']:.2f} core-hours of CPU time logged (`time/cpu_hours`)."
+            if totals["cpu_hours"]
+            else "."
+        ),
     ]
     if note:
         lines += [f"- {note}"]

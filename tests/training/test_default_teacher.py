@@ -104,6 +104,7 @@ def test_run_totals_pass_over_a_cut_off_line_and_stop_at_a_generation(tmp_path):
             "selfplay/samples": 100,
             "train/step": 5 * (g + 1),
             "time/run_minutes": 1.5 * (g + 1),
+            "time/cpu_hours": 0.5 * (g + 1),
         }
         for g in range(3)
     ]
@@ -115,6 +116,7 @@ def test_run_totals_pass_over_a_cut_off_line_and_stop_at_a_generation(tmp_path):
         "samples": 300,
         "steps": 15,
         "run_minutes": 4.5,
+        "cpu_hours": 1.5,
         "selfplay_seconds": 0.0,
     }
     assert run_totals(tmp_path, up_to=1)["games"] == 20 and run_totals(tmp_path / "none")["generations"] == 0

@@ -25,7 +25,11 @@ from tw_rl.reliability.audits import check_run
 from tw_rl.reliability.kills import TRAIN_OVERRIDES, TRAIN_SCRIPT
 from tw_rl.training.checkpoint import load_checkpoint
 from tw_rl.training.loop import train
+from tw_rl.training.net import build_net
+from tw_rl.training.overlap import SelfPlayProcesses
+from tw_rl.training.published import publish_network
 from tw_rl.training.replay_buffer import SHARD_PATTERN, ReplayWindow
+from tw_rl.training.run_totals import run_totals
 
 
 def overlapped(run_dir, generations: int):
@@ -55,6 +59,9 @@ def test_an_overlapped_run_trains_publishes_and_is_resumed_by_the_generational_l
     assert [m["generation"] for m in lines] == [0, 1] and all(m["perf/workers"] == 1 for m in lines)
     assert "arena/vs_random" in lines[1]
     assert (tmp_path / "network.pt").stat().st_size > 0
+    # The CPU time of the learner and its worker, summed across generations and resumes.
+    assert 0 < lines[0]["time/cpu_hours"] < lines[1]["time/cpu_hours"]
+    assert run_totals(tmp_path)["cpu_hours"] == lines[1]["time/cpu_hours"]
     # Today's generational loop reads the folder and goes on from it.
     cfg = overlapped(tmp_path, 3)
     cfg.selfplay.overlap_workers = 0
@@ -93,6 +100,21 @@ def test_bad_overlap_settings_are_refused(tmp_path, change, message):
 
 def shard_names(run_dir) -> set[str]:
     return {p.name for p in (Path(run_dir) / "selfplay").glob("shard-*.npz")}
+
+
+def test_the_workers_report_their_cpu_time(tmp_path):
+    cfg = overlapped(tmp_path, 1)
+    publish_network(tmp_path, build_net(cfg.net, cfg.board.size), 0)
+    started = time.monotonic()
+    with SelfPlayProcesses(cfg, tmp_path) as workers:
+        deadline = time.monotonic() + 300
+        while not list((tmp_path / "selfplay").glob("shard-*.npz")) and time.monotonic() < deadline:
+            workers.check()
+            time.sleep(0.05)
+    wall = time.monotonic() - started
+    assert list((tmp_path / "selfplay").glob("shard-*.npz")), "the worker wrote no shard"
+    # The learner played nothing here: all of it is the worker's own time, at most its wall time.
+    assert 0.05 < workers.cpu_seconds() <= wall * (os.cpu_count() or 1)
 
 
 def test_a_killed_worker_is_started_again_and_keeps_what_it_wrote(tmp_path, caplog):

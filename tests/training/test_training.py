@@ -266,6 +266,9 @@ def test_a_killed_run_resumes(tmp_path):
     assert lines[0]["time/run_minutes"] == pytest.approx(first_minutes)
     assert lines[1]["time/run_minutes"] == pytest.approx(first_minutes + second_minutes)
     assert first_minutes > 0 and second_minutes > 0
+    # So does its CPU time (this process's: no workers here), and it is no more than two cores' worth.
+    assert 0 < lines[0]["time/cpu_hours"] < lines[1]["time/cpu_hours"]
+    assert lines[1]["time/cpu_hours"] * 60 <= 2 * lines[1]["time/run_minutes"] + 0.05
     path, payload = latest_checkpoint(tmp_path / "checkpoints")
     assert path.name == "ckpt-g000001.pt" and payload["step"] > step_after_one
     # train.log (progress=False, no Hydra) names the start, the resume point and each generation.

@@ -255,12 +255,13 @@ def logged_generations(rows: list[dict]) -> set[int]:
     return done
 
 
-def last_run_minutes(rows: list[dict]) -> float:
-    """The run's wall time so far (minutes, all resumes together): ``time/run_minutes`` of the
-    newest metrics line that has it (0 for a new run, or one logged before it was kept)."""
+def last_logged(rows: list[dict], key: str) -> float:
+    """A running total so far (all resumes together): ``key`` of the newest metrics line that has
+    it (0 for a new run, or one logged before the total was kept). ``time/run_minutes`` is the
+    run's wall time, ``time/cpu_hours`` its CPU time."""
     for row in reversed(rows):
         with contextlib.suppress(KeyError, TypeError, ValueError):
-            return float(row["time/run_minutes"])
+            return float(row[key])
     return 0.0
 
 
@@ -290,7 +291,9 @@ def _train(cfg: TrainConfig, run_dir: Path, init: tuple[Path, dict] | None = Non
     started = time.monotonic()
     metrics_path = run_dir / METRICS_FILE
     logged = logged_metrics(metrics_path)
-    run_minutes = last_run_minutes(logged)
+    run_minutes = last_logged(logged, "time/run_minutes")
+    cpu_hours_before = last_logged(logged, "time/cpu_hours")
+    cpu_started = time.process_time()  # this process, all its threads (not its children)
     last = first_generation - 1
     if last >= 0 and last not in logged_generations(logged):
         # Killed after the checkpoint of ``last`` but before its arena and metrics line.
@@ -328,8 +331,11 @@ def _train(cfg: TrainConfig, run_dir: Path, init: tuple[Path, dict] | None = Non
         def past_grace() -> bool:  # the learner may run past the limit by this much, no more
             return deadline is not None and time.monotonic() >= deadline + LEARN_GRACE_S
 
-        def close(generation: int, metrics: dict, generation_started: float, rng) -> None:
-            """A generation's end: its checkpoint, the arena when due, its metrics line and log line."""
+        def close(
+            generation: int, metrics: dict, generation_started: float, rng, worker_cpu_s: float = 0.0
+        ) -> None:
+            """A generation's end: its checkpoint, the arena when due, its metrics line and log line.
+            ``worker_cpu_s``: the CPU seconds of this process's self-play workers so far."""
             nonlocal run_minutes
             save_checkpoint(
                 run_dir / "checkpoints",
@@ -349,6 +355,10 @@ def _train(cfg: TrainConfig, run_dir: Path, init: tuple[Path, dict] | None = Non
             run_minutes += (now - generation_started) / 60
             metrics["time/generation_minutes"] = (now - generation_started) / 60
             metrics["time/run_minutes"] = run_minutes
+            if pool is None:  # Ray's workers' CPU time is not seen from here
+                cpu_s = time.process_time() - cpu_started + worker_cpu_s
+                metrics["time/cpu_hours"] = cpu_hours_before + cpu_s / 3600
+                writer.add_scalar("time/cpu_hours", metrics["time/cpu_hours"], generation)
             writer.add_scalar("perf/elapsed_minutes", minutes, generation)
             writer.add_scalar("time/run_minutes", run_minutes, generation)
             writer.flush()
@@ -468,7 +478,7 @@ def _train_overlapped(
                 if key != "generation" and not isinstance(value, bool):
                     writer.add_scalar(key, value, generation)
             publish_network(run_dir, learner.net, generation + 1)
-            close(generation, metrics, generation_started, rng)
+            close(generation, metrics, generation_started, rng, workers.cpu_seconds())
             if stopping:
                 break
     return metrics

@@ -17,6 +17,10 @@ self-play:
   to stop; each plays out its games in flight at one simulation a move and writes them
   (``tw_rl.training.selfplay``), then exits. A worker also exits when the training process is
   gone (it checks its parent), so a killed run leaves no self-play process behind.
+- **CPU time.** Each worker keeps its own CPU time (``time.process_time``) in a slot of a shared
+  array, updated whenever it looks for a newer network; ``cpu_seconds()`` adds them up (a
+  restarted worker's last figure is kept), so the run can log the CPU time of all its
+  processes (``time/cpu_hours``).
 - **A killed worker** (ended by a signal: the OOM killer, a stray ``kill``) is started again, at
   most ``RESTARTS`` times in a run, with one line in the log; it loses only its games in flight
   (shards are written whole or not at all). A worker that ended by an error stops the run with
@@ -53,8 +57,11 @@ class _Follower:
     """Called by ``play_games`` between move batches: swaps in a newer published network and
     says whether to stop (the stop event is set or the training process is gone)."""
 
-    def __init__(self, run_dir: Path, net: TumbleweedNet, generation: int, stop_event, parent: int):
+    def __init__(
+        self, run_dir: Path, net: TumbleweedNet, generation: int, stop_event, parent: int, cpu_slot=None
+    ):
         self.run_dir = run_dir
+        self.cpu_slot = cpu_slot  # (shared array, index): where this process's CPU seconds go
         self.net = net
         self.generation = generation
         self.stop_event = stop_event
@@ -64,14 +71,20 @@ class _Follower:
     def __call__(self) -> bool:
         if time.monotonic() - self.checked >= RELOAD_S:
             self.checked = time.monotonic()
+            self.report_cpu()
             payload = load_newest(self.run_dir)
             if payload is not None and int(payload["generation"]) > self.generation:
                 self.net.load_state_dict(payload["model"])
                 self.generation = int(payload["generation"])
         return self.stop_event.is_set() or os.getppid() != self.parent
 
+    def report_cpu(self) -> None:
+        if self.cpu_slot is not None:
+            array, index = self.cpu_slot
+            array[index] = time.process_time()
 
-def _worker(cfg: TrainConfig, run_dir: str, worker: int, stop_event, parent: int) -> None:
+
+def _worker(cfg: TrainConfig, run_dir: str, worker: int, stop_event, parent: int, cpu=None) -> None:
     """One self-play process: batches of games with the newest published network until told to stop."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C reaches the learner, which stops the workers
     torch.set_num_threads(max(cfg.threads, 1))
@@ -89,7 +102,9 @@ def _worker(cfg: TrainConfig, run_dir: str, worker: int, stop_event, parent: int
     net.load_state_dict(payload["model"])
     net.eval()
     policy_value = NetPolicyValue(net, rules, device, precision=cfg.precision, backend=cfg.backend)
-    follower = _Follower(run, net, int(payload["generation"]), stop_event, parent)
+    follower = _Follower(
+        run, net, int(payload["generation"]), stop_event, parent, None if cpu is None else (cpu, worker)
+    )
     parallel = cfg.selfplay.parallel_games
     batch = 0
     while not follower():
@@ -110,6 +125,7 @@ def _worker(cfg: TrainConfig, run_dir: str, worker: int, stop_event, parent: int
             stop=follower,
         )
         batch += 1
+    follower.report_cpu()  # the games played out after the stop count too
 
 
 class SelfPlayProcesses:
@@ -120,12 +136,15 @@ class SelfPlayProcesses:
         self.cfg, self.run_dir = cfg, str(run_dir)
         self.stop_event = self.context.Event()
         self.restarts = 0
+        # CPU seconds of each worker process (written by the worker, lock-free: one writer a slot)
+        self.cpu = self.context.Array("d", cfg.selfplay.overlap_workers, lock=False)
+        self.cpu_banked = 0.0  # CPU seconds of workers that were killed and started again
         self.processes = [self._start(worker) for worker in range(cfg.selfplay.overlap_workers)]
 
     def _start(self, worker: int):
         process = self.context.Process(
             target=_worker,
-            args=(self.cfg, self.run_dir, worker, self.stop_event, os.getpid()),
+            args=(self.cfg, self.run_dir, worker, self.stop_event, os.getpid(), self.cpu),
             name=f"tw-rl-selfplay-{worker}",
             daemon=True,
         )
@@ -151,11 +170,17 @@ class SelfPlayProcesses:
                     "killed workers were started again already; see the system log (out of memory?)"
                 )
             self.restarts += 1
+            self.cpu_banked += self.cpu[worker]  # its last report; up to RELOAD_S of it is lost
+            self.cpu[worker] = 0.0
             log.warning(
                 f"self-play process {process.name} was killed (signal {-code}); starting it again "
                 f"({self.restarts} of at most {RESTARTS}); only its games in flight are lost"
             )
             self.processes[worker] = self._start(worker)
+
+    def cpu_seconds(self) -> float:
+        """CPU time of the self-play processes so far (seconds, as they last reported it)."""
+        return self.cpu_banked + sum(self.cpu)
 
     def stop(self) -> None:
         """Tell the workers to stop and wait while they play out their games in flight."""

@@ -1,5 +1,5 @@
 """What a run folder's ``metrics.jsonl`` adds up to: generations, games, samples, gradient steps,
-wall minutes and minutes of self-play (read only; a line cut off by a kill is passed over)."""
+wall minutes, CPU hours and minutes of self-play (read only; a line cut off by a kill is passed over)."""
 
 from __future__ import annotations
 
@@ -17,6 +17,7 @@ def run_totals(run_dir: str | Path, up_to: int | None = None) -> dict:
         "samples": 0,
         "steps": 0,
         "run_minutes": 0.0,
+        "cpu_hours": 0.0,  # time/cpu_hours: 0 where the run did not log it (before 2026-12-03)
         "selfplay_seconds": 0.0,
     }
     path = Path(run_dir) / METRICS_FILE
@@ -36,6 +37,7 @@ def run_totals(run_dir: str | Path, up_to: int | None = None) -> dict:
         totals["samples"] += int(row.get("selfplay/samples", 0))
         totals["steps"] = max(totals["steps"], int(row.get("train/step", 0)))
         totals["run_minutes"] = max(totals["run_minutes"], float(row.get("time/run_minutes", 0.0)))
+        totals["cpu_hours"] = max(totals["cpu_hours"], float(row.get("time/cpu_hours", 0.0)))
         if row.get("perf/games_per_s"):
             totals["selfplay_seconds"] += row["selfplay/games"] / row["perf/games_per_s"]
     return totals
