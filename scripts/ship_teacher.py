@@ -81,7 +81,8 @@ def model_card(shipped: Path, payload: dict, totals: dict, ratings: str, note: s
         f"{totals['samples']:,} samples, {totals['steps']:,} gradient steps, "
         f"{totals['run_minutes']:.0f} minutes of the run's wall time{of_selfplay}"
         + (
-            f", {totals['cpu_hours']:.2f} core-hours of CPU time logged (`time/cpu_hours`)."
+            f", {totals['cpu_hours']:.2f} core-hours of CPU time logged (`time/cpu_hours`"
+            + ("; only the later generations logged it)." if totals["cpu_hours_partial"] else ").")
             if totals["cpu_hours"]
             else "."
         ),

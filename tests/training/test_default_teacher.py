@@ -117,6 +117,12 @@ def test_run_totals_pass_over_a_cut_off_line_and_stop_at_a_generation(tmp_path):
         "steps": 15,
         "run_minutes": 4.5,
         "cpu_hours": 1.5,
+        "cpu_hours_partial": False,
         "selfplay_seconds": 0.0,
     }
     assert run_totals(tmp_path, up_to=1)["games"] == 20 and run_totals(tmp_path / "none")["generations"] == 0
+    # A run whose first stretch predates time/cpu_hours: its total is marked partial.
+    del rows[0]["time/cpu_hours"]
+    (tmp_path / "metrics.jsonl").write_text("".join(json.dumps(row) + "\n" for row in rows))
+    totals = run_totals(tmp_path)
+    assert totals["cpu_hours"] == 1.5 and totals["cpu_hours_partial"] is True

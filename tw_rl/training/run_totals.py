@@ -18,6 +18,7 @@ def run_totals(run_dir: str | Path, up_to: int | None = None) -> dict:
         "steps": 0,
         "run_minutes": 0.0,
         "cpu_hours": 0.0,  # time/cpu_hours: 0 where the run did not log it (before 2026-12-03)
+        "cpu_hours_partial": False,  # some generations (an older stretch of the run) did not log it
         "selfplay_seconds": 0.0,
     }
     path = Path(run_dir) / METRICS_FILE
@@ -38,6 +39,8 @@ def run_totals(run_dir: str | Path, up_to: int | None = None) -> dict:
         totals["steps"] = max(totals["steps"], int(row.get("train/step", 0)))
         totals["run_minutes"] = max(totals["run_minutes"], float(row.get("time/run_minutes", 0.0)))
         totals["cpu_hours"] = max(totals["cpu_hours"], float(row.get("time/cpu_hours", 0.0)))
+        totals["cpu_hours_partial"] |= "time/cpu_hours" not in row
         if row.get("perf/games_per_s"):
             totals["selfplay_seconds"] += row["selfplay/games"] / row["perf/games_per_s"]
+    totals["cpu_hours_partial"] &= totals["cpu_hours"] > 0
     return totals
