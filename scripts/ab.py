@@ -164,7 +164,7 @@ def markdown(report: dict) -> str:
         t = report["arms"][arm]
         overrides = " ".join(report["overrides"][arm]) or "(the default recipe)"
         rows.append(
-            f"| {arm} | `{overrides}` | {t['run_minutes']:.2f} | {t.get('cpu_hours', 0.0):.2f} | "
+            f"| {arm} | `{overrides}` | {t['run_minutes']:.2f} | {t['cpu_hours']:.2f} | "
             f"{t['generations']} | {t['games']:,} | "
             f"{t['samples']:,} | {t['steps']:,} |"
         )

@@ -46,6 +46,10 @@ def model_card(shipped: Path, payload: dict, totals: dict, ratings: str, note: s
     search, selfplay, learner = cfg.get("search", {}), cfg.get("selfplay", {}), cfg.get("learner", {})
     minutes = totals["selfplay_seconds"] / 60
     of_selfplay = f", about {minutes:.0f} of them self-play" if minutes else ""  # generational runs only
+    cpu = ""  # runs before 2026-12-03 did not log their CPU time
+    if totals["cpu_hours"]:
+        partial = "; only the later generations logged it" if totals["cpu_hours_partial"] else ""
+        cpu = f", {totals['cpu_hours']:.2f} core-hours of CPU time logged (`time/cpu_hours`{partial})"
     default = shipped.resolve() == DEFAULT_TEACHER
     where = (
         f"tw_rl/training/{shipped.name}"
@@ -79,13 +83,7 @@ def model_card(shipped: Path, payload: dict, totals: dict, ratings: str, note: s
         f"generation, replay window {learner.get('replay_window', '?')}.",
         f"- Up to this generation: {totals['generations']} generations, {totals['games']:,} games, "
         f"{totals['samples']:,} samples, {totals['steps']:,} gradient steps, "
-        f"{totals['run_minutes']:.0f} minutes of the run's wall time{of_selfplay}"
-        + (
-            f", {totals['cpu_hours']:.2f} core-hours of CPU time logged (`time/cpu_hours`"
-            + ("; only the later generations logged it)." if totals["cpu_hours_partial"] else ").")
-            if totals["cpu_hours"]
-            else "."
-        ),
+        f"{totals['run_minutes']:.0f} minutes of the run's wall time{of_selfplay}{cpu}.",
     ]
     if note:
         lines += [f"- {note}"]

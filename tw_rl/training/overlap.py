@@ -58,10 +58,10 @@ class _Follower:
     says whether to stop (the stop event is set or the training process is gone)."""
 
     def __init__(
-        self, run_dir: Path, net: TumbleweedNet, generation: int, stop_event, parent: int, cpu_slot=None
+        self, run_dir: Path, net: TumbleweedNet, generation: int, stop_event, parent: int, cpu, worker: int
     ):
         self.run_dir = run_dir
-        self.cpu_slot = cpu_slot  # (shared array, index): where this process's CPU seconds go
+        self.cpu, self.worker = cpu, worker  # cpu[worker]: where this process's CPU seconds go
         self.net = net
         self.generation = generation
         self.stop_event = stop_event
@@ -79,12 +79,10 @@ class _Follower:
         return self.stop_event.is_set() or os.getppid() != self.parent
 
     def report_cpu(self) -> None:
-        if self.cpu_slot is not None:
-            array, index = self.cpu_slot
-            array[index] = time.process_time()
+        self.cpu[self.worker] = time.process_time()
 
 
-def _worker(cfg: TrainConfig, run_dir: str, worker: int, stop_event, parent: int, cpu=None) -> None:
+def _worker(cfg: TrainConfig, run_dir: str, worker: int, stop_event, parent: int, cpu) -> None:
     """One self-play process: batches of games with the newest published network until told to stop."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C reaches the learner, which stops the workers
     torch.set_num_threads(max(cfg.threads, 1))
@@ -102,9 +100,7 @@ def _worker(cfg: TrainConfig, run_dir: str, worker: int, stop_event, parent: int
     net.load_state_dict(payload["model"])
     net.eval()
     policy_value = NetPolicyValue(net, rules, device, precision=cfg.precision, backend=cfg.backend)
-    follower = _Follower(
-        run, net, int(payload["generation"]), stop_event, parent, None if cpu is None else (cpu, worker)
-    )
+    follower = _Follower(run, net, int(payload["generation"]), stop_event, parent, cpu, worker)
     parallel = cfg.selfplay.parallel_games
     batch = 0
     while not follower():
