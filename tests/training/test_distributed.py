@@ -24,8 +24,17 @@ from tw_rl.config import ConfigError, LearnerConfig
 from tw_rl.training import loop
 from tw_rl.training.checkpoint import save_checkpoint
 from tw_rl.training.learner import Learner
+from tw_rl.training.loop import train
 from tw_rl.training.net import build_net
-from tw_rl.training.replay_buffer import ReplayWindow, read_shard, shard_games, shard_paths, write_shard
+from tw_rl.training.published import publish_network
+from tw_rl.training.replay_buffer import (
+    SHARD_PATTERN,
+    ReplayWindow,
+    read_shard,
+    shard_games,
+    shard_paths,
+    write_shard,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = ROOT / "scripts" / "train.py"
@@ -184,6 +193,82 @@ def test_the_pool_hands_out_no_task_past_the_time_limit(tmp_path, local_ray):
         net = build_net(cfg.net, cfg.board.size)
         result = pool.play_generation(net, 0, 4, deadline=time.time() - 1)
     assert (result.tasks, result.stats.games, shard_games(tmp_path / "selfplay", 0)) == (0, 0, 0)
+
+
+def overlapped_on_ray(run_dir, generations: int):
+    cfg = tiny_config(run_dir, generations)
+    cfg.ray.address = "local"
+    cfg.selfplay.overlap_workers = 2
+    cfg.learner.steps_per_generation = 3
+    cfg.learner.sample_reuse = 2.0
+    cfg.eval.every = 0
+    return cfg
+
+
+def test_an_overlapped_run_on_ray_trains_while_its_actors_play(tmp_path, local_ray):
+    cfg = overlapped_on_ray(tmp_path, 2)
+    cpu_before = time.process_time()
+    metrics = train(cfg)
+    learner_cpu_s = time.process_time() - cpu_before  # this process only: the actors are others
+    assert metrics["generation"] == 1 and metrics["train/step"] == 6
+    shards = (tmp_path / "selfplay").glob("*.npz")
+    assert {int(SHARD_PATTERN.search(p.name).group("worker")) for p in shards} == {0, 1}
+    window = ReplayWindow(tmp_path / "selfplay", 10**6, 6)
+    window.refresh()
+    # The learner drew at most sample_reuse gradient samples per new sample (a step's batch of slack).
+    assert 6 * cfg.learner.batch_size <= cfg.learner.sample_reuse * window.arrived
+    lines = [json.loads(x) for x in (tmp_path / "metrics.jsonl").read_text().splitlines()]
+    assert [m["generation"] for m in lines] == [0, 1] and all(m["perf/workers"] == 2 for m in lines)
+    # The actors' CPU time is asked for and counted with the learner's.
+    assert lines[1]["time/cpu_hours"] > lines[0]["time/cpu_hours"] > 0
+    assert lines[1]["time/cpu_hours"] * 3600 > learner_cpu_s
+    assert local_ray.is_initialized()  # the run used the Ray it found and left it running
+
+
+def test_a_dead_overlapped_actor_is_replaced_and_its_shards_stay(tmp_path, local_ray):
+    from tw_rl.training.ray_selfplay import OverlapPool  # needs Ray
+
+    cfg = overlapped_on_ray(tmp_path, 1)
+    cfg.selfplay.overlap_workers = 1
+    publish_network(tmp_path, build_net(cfg.net, cfg.board.size), 0)
+    folder = tmp_path / "selfplay"
+    with OverlapPool(cfg, tmp_path) as pool:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and not shard_paths(folder, 0, worker=0):
+            time.sleep(0.05)
+        kept = {p.name: p.read_bytes() for p in shard_paths(folder, 0, worker=0)}
+        victim = pool.pid(0)
+        os.kill(victim, signal.SIGKILL)
+        with pytest.warns(UserWarning, match="self-play worker 0 died .*; worker 1 takes its place"):
+            while time.monotonic() < deadline and 1 not in pool.running:
+                pool.check()
+                time.sleep(0.05)
+        assert sorted(pool.running) == [1] and pool.pid(1) != victim
+        while time.monotonic() < deadline and not shard_paths(folder, 0, worker=1):
+            pool.check()  # the new actor plays on
+            time.sleep(0.05)
+        assert shard_paths(folder, 0, worker=1)
+        assert pool.cpu_seconds() > 0
+    for name, content in kept.items():  # what the dead actor wrote is still there, unchanged
+        assert (folder / name).read_bytes() == content
+
+
+def test_an_overlapped_actor_that_fails_stops_the_run_in_one_line(tmp_path, local_ray):
+    from tw_rl.training.ray_selfplay import OverlapPool  # needs Ray
+
+    cfg = overlapped_on_ray(tmp_path, 1)
+    cfg.selfplay.overlap_workers = 1
+    publish_network(tmp_path, build_net(cfg.net, cfg.board.size), 0)
+    payload = torch.load(tmp_path / "network.pt", weights_only=True)
+    payload["net"] = {**payload["net"], "no_such_setting": 1}  # the actor cannot build this network
+    torch.save(payload, tmp_path / "network.pt")
+    with OverlapPool(cfg, tmp_path) as pool:
+        deadline = time.monotonic() + 60
+        with pytest.raises(RuntimeError, match=r"^self-play worker 0 failed: .+") as caught:
+            while time.monotonic() < deadline:
+                pool.check()
+                time.sleep(0.05)
+    assert "\n" not in str(caught.value)
 
 
 def test_arena_games_run_as_ray_tasks(tmp_path, capsys, local_ray):

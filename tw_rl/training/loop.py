@@ -9,7 +9,7 @@ A run lives in one folder::
       tb/                         TensorBoard events: selfplay/, train/, arena/, perf/
       metrics.jsonl               one line per generation (the same figures as TensorBoard)
       train.log                   the run's log: its start, where it resumed, a line per generation
-      network.pt                  with Ray only: the network the workers play with (atomic)
+      network.pt                  with Ray or overlapped workers: the network they play with (atomic)
       .lock                       held (flock) while a training process works in the folder
 
 Starting a run whose folder already holds checkpoints resumes from the newest readable one;
@@ -35,7 +35,9 @@ limit is tiny, so each start makes progress.
 
 Self-play runs in this process unless ``ray.address`` is set; then ``tw_rl.training.ray_selfplay`` (and
 Ray) is imported and Ray workers play the games into the same folder (one-process runs never
-import Ray).
+import Ray). With ``selfplay.overlap_workers=N`` self-play and learning overlap: N worker
+processes of this machine (``tw_rl.training.overlap``), or with ``ray.address`` N Ray actors,
+play while this process trains.
 """
 
 from __future__ import annotations
@@ -175,8 +177,6 @@ def check_config(cfg: TrainConfig) -> None:
         raise ConfigError("search.full_search_fraction must lie in [0, 1]")
     if cfg.selfplay.overlap_workers < 0:
         raise ConfigError(f"selfplay.overlap_workers must be at least 0, got {cfg.selfplay.overlap_workers}")
-    if cfg.selfplay.overlap_workers and cfg.ray.address:
-        raise ConfigError("selfplay.overlap_workers and ray.address: choose one (overlapped here or Ray)")
     if cfg.learner.sample_reuse <= 0:
         raise ConfigError(f"learner.sample_reuse must be positive, got {cfg.learner.sample_reuse}")
     if cfg.selfplay.workers < 0:
@@ -307,7 +307,7 @@ def _train(cfg: TrainConfig, run_dir: Path, init: tuple[Path, dict] | None = Non
     with contextlib.ExitStack() as stack:
         stack.callback(writer.close)
         pool = None
-        if cfg.ray.address:
+        if cfg.ray.address and not cfg.selfplay.overlap_workers:
             from tw_rl.training.ray_selfplay import open_pool  # Ray is imported only here
 
             pool = stack.enter_context(open_pool(cfg, run_dir))
@@ -355,7 +355,7 @@ def _train(cfg: TrainConfig, run_dir: Path, init: tuple[Path, dict] | None = Non
             run_minutes += (now - generation_started) / 60
             metrics["time/generation_minutes"] = (now - generation_started) / 60
             metrics["time/run_minutes"] = run_minutes
-            if pool is None:  # Ray's workers' CPU time is not seen from here
+            if pool is None:  # the generational Ray workers' CPU time is not seen from here
                 cpu_s = time.process_time() - cpu_started + worker_cpu_s
                 metrics["time/cpu_hours"] = cpu_hours_before + cpu_s / 3600
                 writer.add_scalar("time/cpu_hours", metrics["time/cpu_hours"], generation)
@@ -428,7 +428,7 @@ def _train_overlapped(
     base = window.arrived  # samples already on disk at the start are not new
     owed = 0  # steps taken in this process
     metrics: dict = {}
-    with SelfPlayProcesses(cfg, run_dir) as workers:
+    with _overlap_workers(cfg, run_dir) as workers:
         for generation in range(first_generation, cfg.generations):
             if generation > first_generation and out_of_time():
                 break
@@ -482,6 +482,15 @@ def _train_overlapped(
             if stopping:
                 break
     return metrics
+
+
+def _overlap_workers(cfg: TrainConfig, run_dir: Path):
+    """The overlapped self-play workers: processes of this machine, or Ray actors with ``ray.address``."""
+    if cfg.ray.address:
+        from tw_rl.training.ray_selfplay import open_overlap_pool  # Ray is imported only here
+
+        return open_overlap_pool(cfg, run_dir)
+    return SelfPlayProcesses(cfg, run_dir)
 
 
 def _steps(cfg: TrainConfig, share: float) -> int:

@@ -8,7 +8,9 @@ self-play:
   the learner published (``<run_dir>/network.pt``, ``tw_rl.training.published``), checking for
   a newer one every ``RELOAD_S`` seconds between move batches (the weights are swapped in place;
   games in progress go on with them), and writes shards as games finish
-  (``shard-g<published generation>-w<worker>-...``, so workers never pick the same name).
+  (``shard-g<published generation>-w<worker>-...``, so workers never pick the same name). (A
+  stream that starts a new game in a finished game's slot was tried on 2026-12-05: it trained
+  far weaker networks, see docs/results/2026-12-05.md.)
 - **The learner** (``tw_rl.training.loop``) takes gradient steps while the samples drawn stay
   within ``learner.sample_reuse`` times the new samples written, publishes the network every
   ``learner.steps_per_generation`` steps and writes a checkpoint and a metrics line then, so the
@@ -34,6 +36,7 @@ import multiprocessing
 import os
 import signal
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -54,37 +57,46 @@ log = logging.getLogger(__name__)
 
 
 class _Follower:
-    """Called by ``play_games`` between move batches: swaps in a newer published network and
-    says whether to stop (the stop event is set or the training process is gone)."""
+    """Called by ``play_games`` between move batches: swaps in a newer published network, reports
+    the process's CPU time, and says whether to stop (``should_stop``)."""
 
     def __init__(
-        self, run_dir: Path, net: TumbleweedNet, generation: int, stop_event, parent: int, cpu, worker: int
+        self,
+        run_dir: Path,
+        net: TumbleweedNet,
+        generation: int,
+        should_stop: Callable[[], bool],
+        report_cpu: Callable[[float], None],
     ):
         self.run_dir = run_dir
-        self.cpu, self.worker = cpu, worker  # cpu[worker]: where this process's CPU seconds go
         self.net = net
         self.generation = generation
-        self.stop_event = stop_event
-        self.parent = parent
+        self.should_stop = should_stop
+        self.report_cpu = report_cpu
         self.checked = time.monotonic()
 
     def __call__(self) -> bool:
         if time.monotonic() - self.checked >= RELOAD_S:
             self.checked = time.monotonic()
-            self.report_cpu()
+            self.report_cpu(time.process_time())
             payload = load_newest(self.run_dir)
             if payload is not None and int(payload["generation"]) > self.generation:
                 self.net.load_state_dict(payload["model"])
                 self.generation = int(payload["generation"])
-        return self.stop_event.is_set() or os.getppid() != self.parent
-
-    def report_cpu(self) -> None:
-        self.cpu[self.worker] = time.process_time()
+        return self.should_stop()
 
 
-def _worker(cfg: TrainConfig, run_dir: str, worker: int, stop_event, parent: int, cpu) -> None:
-    """One self-play process: batches of games with the newest published network until told to stop."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C reaches the learner, which stops the workers
+def play_until_stopped(
+    cfg: TrainConfig,
+    run_dir: str | Path,
+    worker: int,
+    should_stop: Callable[[], bool],
+    report_cpu: Callable[[float], None],
+) -> None:
+    """One overlapped self-play worker's work, wherever it runs (a process here, a Ray actor in
+    ``tw_rl.training.ray_selfplay``): games with the newest published network, shards as they
+    finish, until ``should_stop()``; then the games in flight are played out and written.
+    ``report_cpu(seconds)`` gets the process's CPU time now and then, and at the end."""
     torch.set_num_threads(max(cfg.threads, 1))
     run = Path(run_dir)
     board = cfg.board
@@ -92,7 +104,7 @@ def _worker(cfg: TrainConfig, run_dir: str, worker: int, stop_event, parent: int
     device = resolve_device(cfg.device)
     payload = None
     while payload is None:  # the learner publishes before it starts the workers
-        if stop_event.is_set() or os.getppid() != parent:
+        if should_stop():
             return
         payload = load_newest(run)
         time.sleep(0.1 if payload is None else 0)
@@ -100,13 +112,13 @@ def _worker(cfg: TrainConfig, run_dir: str, worker: int, stop_event, parent: int
     net.load_state_dict(payload["model"])
     net.eval()
     policy_value = NetPolicyValue(net, rules, device, precision=cfg.precision, backend=cfg.backend)
-    follower = _Follower(run, net, int(payload["generation"]), stop_event, parent, cpu, worker)
+    follower = _Follower(run, net, int(payload["generation"]), should_stop, report_cpu)
     parallel = cfg.selfplay.parallel_games
     batch = 0
     while not follower():
         rng = np.random.default_rng([cfg.seed, worker, follower.generation, batch, os.getpid()])
 
-        def store(games: int, samples, follower=follower) -> None:
+        def store(games: int, samples) -> None:
             write_shard(run / "selfplay", follower.generation, games, samples, worker=worker)
 
         play_games(
@@ -121,7 +133,21 @@ def _worker(cfg: TrainConfig, run_dir: str, worker: int, stop_event, parent: int
             stop=follower,
         )
         batch += 1
-    follower.report_cpu()  # the games played out after the stop count too
+    report_cpu(time.process_time())  # the games played out after the stop count too
+
+
+def _worker(cfg: TrainConfig, run_dir: str, worker: int, stop_event, parent: int, cpu) -> None:
+    """One self-play process of this machine: plays until the stop event is set or the training
+    process is gone; its CPU seconds go to ``cpu[worker]``."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C reaches the learner, which stops the workers
+
+    def should_stop() -> bool:
+        return stop_event.is_set() or os.getppid() != parent
+
+    def report_cpu(seconds: float) -> None:
+        cpu[worker] = seconds
+
+    play_until_stopped(cfg, run_dir, worker, should_stop, report_cpu)
 
 
 class SelfPlayProcesses:

@@ -20,6 +20,13 @@ out of the training process:
   sees whole shards), the ones it was still playing are lost, counted and played again by the
   pool. More than ``ray.max_restarts`` deaths in a run stop it with an error.
 
+**Overlapped on Ray** (``selfplay.overlap_workers=N`` with ``ray.address``): N actors
+(``OverlapWorker``) play without pause with the newest published network, as the overlapped
+processes of one machine do (``tw_rl.training.overlap.play_until_stopped``), while the learner
+trains (``OverlapPool``: the same interface as ``tw_rl.training.overlap.SelfPlayProcesses``). A
+dead actor is replaced by one with a new number, at most ``ray.max_restarts`` times; its games
+in flight are lost, its shards stay.
+
 The run folder keeps the layout of a one-process run (plus ``network.pt``), so a run resumes
 the same way with or without Ray. On a cluster every node must see the run folder at the same
 path (a shared filesystem) and have tw_rl installed.
@@ -31,6 +38,7 @@ import contextlib
 import dataclasses
 import math
 import os
+import threading
 import time
 import warnings
 from collections.abc import Iterator
@@ -47,11 +55,13 @@ from tw_rl.config import TrainConfig
 from tw_rl.core.rules import Rules
 from tw_rl.training.checkpoint import net_from_checkpoint
 from tw_rl.training.net import NetPolicyValue, TumbleweedNet, resolve_device
+from tw_rl.training.overlap import JOIN_S, play_until_stopped
 from tw_rl.training.published import load_published, publish_network
 from tw_rl.training.replay_buffer import shard_games, write_shard
 from tw_rl.training.selfplay import SelfPlayStats, play_games
 
 TASK_BATCHES = 4  # a task holds at most this many batches (parallel_games) of games
+CPU_ASK_S = 10.0  # how long an overlapped worker may take to say its CPU time
 
 
 class SelfPlayWorker:
@@ -207,7 +217,7 @@ class SelfPlayPool:
 
     def _replace(self, worker: int, err: Exception) -> None:
         self.restarts += 1
-        reason = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
+        reason = _first_line(err)
         if self.restarts > self.cfg.ray.max_restarts:
             limit = self.cfg.ray.max_restarts
             raise RuntimeError(
@@ -235,6 +245,143 @@ def _add(total: SelfPlayStats, part: SelfPlayStats) -> None:
             total.stopped_early = total.stopped_early or part.stopped_early
         elif f.name != "seconds":
             setattr(total, f.name, getattr(total, f.name) + getattr(part, f.name))
+
+
+class OverlapWorker:
+    """One overlapped self-play worker (a threaded Ray actor): ``run`` plays until ``stop``;
+    ``cpu_seconds`` and ``pid`` answer beside it."""
+
+    def __init__(self, cfg: TrainConfig, run_dir: str, worker: int):
+        self.cfg, self.run_dir, self.worker = cfg, run_dir, worker
+        self.stopping = threading.Event()
+
+    def pid(self) -> int:
+        """The worker's process id (tests kill it by this)."""
+        return os.getpid()
+
+    def run(self) -> None:
+        play_until_stopped(self.cfg, self.run_dir, self.worker, self.stopping.is_set, lambda seconds: None)
+
+    def stop(self) -> None:
+        self.stopping.set()
+
+    def cpu_seconds(self) -> float:
+        """The CPU time of this actor's process so far."""
+        return time.process_time()
+
+
+class OverlapPool:
+    """The overlapped self-play workers of a run on Ray (see the module docstring); ``check``,
+    ``cpu_seconds`` and ``stop`` as ``tw_rl.training.overlap.SelfPlayProcesses`` has them."""
+
+    def __init__(self, cfg: TrainConfig, run_dir: str | Path):
+        self.cfg, self.run_dir = cfg, str(run_dir)
+        self.remote = ray.remote(
+            num_cpus=cfg.ray.cpus_per_worker,
+            num_gpus=cfg.ray.gpus_per_worker,
+            max_restarts=0,
+            max_concurrency=3,  # run, and stop / cpu_seconds / pid beside it
+        )(OverlapWorker)
+        self.running: dict[int, tuple[object, object]] = {}  # worker -> (actor, its run's ref)
+        self.cpu: dict[int, float] = {}  # worker -> CPU seconds as last asked (the dead keep theirs)
+        self.restarts = 0
+        self.stopped = False
+        count = cfg.selfplay.overlap_workers
+        for worker in range(count):
+            self._start(worker)
+        self.next_worker = count  # a replacement gets a new number: its shards never meet the old one's
+        # Wait until every worker runs (imports done), so that a broken install fails here, at once.
+        ray.get([actor.pid.remote() for actor, _ in self.running.values()])
+
+    def _start(self, worker: int) -> None:
+        actor = self.remote.remote(self.cfg, self.run_dir, worker)
+        self.running[worker] = (actor, actor.run.remote())
+
+    def pid(self, worker: int) -> int:
+        return ray.get(self.running[worker][0].pid.remote())
+
+    def check(self) -> None:
+        """Replace a dead worker (at most ``ray.max_restarts`` in all); RuntimeError (one line)
+        when a worker ended by an error or stopped unasked."""
+        if self.stopped:
+            return
+        refs = {ref: worker for worker, (_, ref) in self.running.items()}
+        ready, _ = ray.wait(list(refs), num_returns=len(refs), timeout=0)
+        for ref in ready:
+            worker = refs[ref]
+            try:
+                ray.get(ref)
+            except RayActorError as err:
+                self._replace(worker, err)
+                continue
+            except Exception as err:  # noqa: BLE001 - the worker's own error, passed on in one line
+                cause = getattr(err, "cause", None) or err  # a RayTaskError carries the worker's error
+                raise RuntimeError(
+                    f"self-play worker {worker} failed: {type(cause).__name__}: {_first_line(cause)}"
+                ) from None
+            raise RuntimeError(f"self-play worker {worker} stopped unasked")
+
+    def _replace(self, worker: int, err: Exception) -> None:
+        self.restarts += 1
+        limit = self.cfg.ray.max_restarts
+        if self.restarts > limit:
+            raise RuntimeError(
+                f"self-play workers died {self.restarts} times (ray.max_restarts={limit}); "
+                f"the last: {_first_line(err)}"
+            )
+        actor, _ = self.running.pop(worker)
+        with contextlib.suppress(Exception):
+            ray.kill(actor, no_restart=True)
+        new = self.next_worker
+        self.next_worker += 1
+        self._start(new)
+        warnings.warn(
+            f"self-play worker {worker} died ({_first_line(err)}); worker {new} takes its place; "
+            "only its games in flight are lost",
+            stacklevel=3,
+        )
+
+    def cpu_seconds(self) -> float:
+        """CPU time of the workers so far (a dead worker's as last asked)."""
+        for worker, (actor, _) in self.running.items():
+            with contextlib.suppress(Exception):
+                self.cpu[worker] = float(ray.get(actor.cpu_seconds.remote(), timeout=CPU_ASK_S))
+        return sum(self.cpu.values())
+
+    def stop(self) -> None:
+        """Tell the workers to stop, wait while they play out their games in flight, end them."""
+        if self.stopped:
+            return
+        self.stopped = True
+        for actor, _ in self.running.values():
+            with contextlib.suppress(Exception):
+                actor.stop.remote()
+        refs = [ref for _, ref in self.running.values()]
+        with contextlib.suppress(Exception):
+            ray.wait(refs, num_returns=len(refs), timeout=JOIN_S)
+        self.cpu_seconds()  # the games played out count too
+        for actor, _ in self.running.values():
+            with contextlib.suppress(Exception):
+                ray.kill(actor, no_restart=True)
+
+    def __enter__(self) -> OverlapPool:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.stop()
+
+
+def _first_line(err: Exception) -> str:
+    text = str(err).strip()
+    return text.splitlines()[0] if text else type(err).__name__
+
+
+@contextlib.contextmanager
+def open_overlap_pool(cfg: TrainConfig, run_dir: str | Path) -> Iterator[OverlapPool]:
+    """Connect to Ray as ``cfg.ray.address`` says, start the overlapped workers; stop both at the end."""
+    with ray_session(cfg.ray.address, cfg.selfplay.overlap_workers * cfg.ray.cpus_per_worker):
+        with OverlapPool(cfg, run_dir) as pool:
+            yield pool
 
 
 @contextlib.contextmanager
