@@ -69,6 +69,14 @@ def test_worker_shards_never_collide_and_count_with_the_others(tmp_path):
         (lambda c: setattr(c.selfplay, "workers", 2), "needs Ray: set ray.address"),
         (lambda c: setattr(c.selfplay, "workers", -1), "selfplay.workers"),
         (lambda c: setattr(c.ray, "address", "local") or setattr(c.ray, "cpus_per_worker", 0.0), "cpus_per"),
+        (
+            lambda c: (
+                setattr(c.ray, "address", "local")
+                or setattr(c.selfplay, "workers", 2)
+                or setattr(c.selfplay, "overlap_workers", 2)
+            ),
+            "overlapped on Ray, selfplay.overlap_workers=2 is the number of actors",
+        ),
     ],
 )
 def test_ray_settings_are_checked_before_anything_runs(tmp_path, change, message):

@@ -186,6 +186,12 @@ def check_config(cfg: TrainConfig) -> None:
             raise ConfigError(f"ray.address={cfg.ray.address} needs Ray: pip install -e '.[ray]'")
         if cfg.ray.cpus_per_worker <= 0 or cfg.ray.gpus_per_worker < 0 or cfg.ray.max_restarts < 0:
             raise ConfigError("ray.cpus_per_worker must be positive, gpus_per_worker and max_restarts >= 0")
+        if cfg.selfplay.overlap_workers and cfg.selfplay.workers:
+            raise ConfigError(
+                f"selfplay.workers={cfg.selfplay.workers} is for the generational loop on Ray; overlapped "
+                f"on Ray, selfplay.overlap_workers={cfg.selfplay.overlap_workers} is the number of actors: "
+                "set one of them"
+            )
     elif cfg.selfplay.workers > 1:
         raise ConfigError(
             f"selfplay.workers={cfg.selfplay.workers} needs Ray: set ray.address=local (this machine), "
