@@ -55,8 +55,8 @@ class SelfPlayConfig:
     parallel_games: int = 128  # games searched together (the batch of the search; per worker with Ray)
     workers: int = 0  # Ray self-play actors (needs ray.address); 0 = one per CPU Ray offers
     overlap_workers: int = 0  # > 0: that many self-play processes play while the learner trains, on
-    # this machine (tw_rl.training.overlap), or Ray actors with ray.address (then selfplay.workers is
-    # not used); 0 = self-play and learning take turns
+    # this machine (tw_rl.training.overlap), or Ray actors with ray.address (selfplay.workers must
+    # then be 0); 0 = self-play and learning take turns
 
 
 @dataclass
