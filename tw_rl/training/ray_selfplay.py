@@ -217,12 +217,7 @@ class SelfPlayPool:
 
     def _replace(self, worker: int, err: Exception) -> None:
         self.restarts += 1
-        reason = _first_line(err)
-        if self.restarts > self.cfg.ray.max_restarts:
-            limit = self.cfg.ray.max_restarts
-            raise RuntimeError(
-                f"self-play workers died {self.restarts} times (ray.max_restarts={limit}); the last: {reason}"
-            )
+        reason = _death_within_limit(self.restarts, self.cfg.ray.max_restarts, err)
         with contextlib.suppress(Exception):
             ray.kill(self.actors.pop(worker), no_restart=True)
         new = self.next_worker
@@ -323,12 +318,7 @@ class OverlapPool:
 
     def _replace(self, worker: int, err: Exception) -> None:
         self.restarts += 1
-        limit = self.cfg.ray.max_restarts
-        if self.restarts > limit:
-            raise RuntimeError(
-                f"self-play workers died {self.restarts} times (ray.max_restarts={limit}); "
-                f"the last: {_first_line(err)}"
-            )
+        reason = _death_within_limit(self.restarts, self.cfg.ray.max_restarts, err)
         actor, _ = self.running.pop(worker)
         with contextlib.suppress(Exception):
             ray.kill(actor, no_restart=True)
@@ -336,7 +326,7 @@ class OverlapPool:
         self.next_worker += 1
         self._start(new)
         warnings.warn(
-            f"self-play worker {worker} died ({_first_line(err)}); worker {new} takes its place; "
+            f"self-play worker {worker} died ({reason}); worker {new} takes its place; "
             "only its games in flight are lost",
             stacklevel=3,
         )
@@ -374,6 +364,17 @@ class OverlapPool:
 def _first_line(err: Exception) -> str:
     text = str(err).strip()
     return text.splitlines()[0] if text else type(err).__name__
+
+
+def _death_within_limit(deaths: int, limit: int, err: Exception) -> str:
+    """The one-line reason of a worker's death, the run's ``deaths``-th; RuntimeError once there
+    are more than ``limit`` (``ray.max_restarts``). Both pools count their deaths with it."""
+    reason = _first_line(err)
+    if deaths > limit:
+        raise RuntimeError(
+            f"self-play workers died {deaths} times (ray.max_restarts={limit}); the last: {reason}"
+        )
+    return reason
 
 
 @contextlib.contextmanager
