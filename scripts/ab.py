@@ -1,27 +1,41 @@
-"""An A/B of two training recipes at equal wall time: two runs, then a match of their last networks.
+"""An A/B of two training recipes at equal wall time: pairs of runs, then matches of their last networks.
 
-    python scripts/ab.py forced --minutes 40 --a experiment=puct_forced --b search=puct
+    python scripts/ab.py forced --minutes 40 --a experiment=puct_forced --b search=puct --seeds 3
     python scripts/ab.py reuse --minutes 40 --a learner.sample_reuse=16 --a learner.steps_per_generation=200
     python scripts/ab.py overlap --minutes 30 --a selfplay.overlap_workers=2 --sequential
 
 Each arm is ``scripts/train.py`` with its overrides (``--a``/``--b``, repeatable; none = the
 default recipe) and ``max_minutes``, ``generations=100000``, ``eval.every=0``, ``seed`` and
-``progress=false``, in ``runs/ab-NAME/a`` and ``runs/ab-NAME/b`` (logs beside them). On two or
-more cores the arms train side by side, each pinned to a core of its own; ``--sequential`` (for
-an arm that uses several cores itself, e.g. ``selfplay.overlap_workers``) runs them one after the
-other on the whole machine. An arm whose run already has ``time/run_minutes`` of the limit is not
-trained again and one cut short resumes for the minutes it lacks, so a killed A/B goes on with the
-same command. Then the two newest checkpoints play ``--games`` games at ``--sims`` simulations a
-move (halves side by side on separate cores, colours alternating, draws half). The report, in
-``runs/ab-NAME/ab.json`` and as a Markdown table on stdout: each arm's overrides, run minutes,
-generations, games, samples and gradient steps, and arm a's score with its 95% Wilson interval.
+``progress=false``. ``--seeds K`` trains K pairs of runs, one pair per seed (``--seed``,
+``--seed`` + 1, ...; both arms of a pair share it): the pair of ``--seed`` lives in
+``runs/ab-NAME/a`` and ``runs/ab-NAME/b`` (logs beside them), the others in
+``runs/ab-NAME/seed-S/``, so a one-seed A/B gains seeds by the same command with a larger
+``--seeds``. On two or more cores the arms of a pair train side by side, each pinned to a core of
+its own; ``--sequential`` (for an arm that uses several cores itself, e.g.
+``selfplay.overlap_workers``) runs them one after the other on the whole machine. An arm whose run
+already has ``time/run_minutes`` of the limit is not trained again and one cut short resumes for
+the minutes it lacks, so a killed A/B goes on with the same command. Then each pair's two newest
+checkpoints play their share of ``--games`` games at ``--sims`` simulations a move (halves side by
+side on separate cores, colours alternating, draws half).
+
+Why several seeds: two runs of one recipe can end far apart (on 2026-12-06 two 12-minute runs of
+the same recipe, eager against ``torch.compile``, played 34-166), so one pair's Wilson interval
+covers the luck of the games but not that of the runs. With two or more pairs the report adds
+the mean of the pairs' scores with a Student t interval over them, which covers both.
+
+The report, in ``runs/ab-NAME/ab.json`` and as a Markdown table on stdout: each run's overrides,
+run minutes, generations, games, samples and gradient steps; each pair's score; arm a's pooled
+score with its 95% Wilson interval (the games' luck only); and, with ``--seeds`` >= 2, the
+between-runs interval.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
+import statistics
 import subprocess
 import sys
 import time
@@ -87,27 +101,39 @@ def wait_with_bar(processes: dict, minutes: float, what: str) -> None:
             time.sleep(1)
 
 
-def train_arms(args, out: Path, cores: list[int], side_by_side: bool) -> None:
+def train_pair(args, pair: Path, seed: int, cores: list[int], side_by_side: bool) -> None:
+    """Train (or resume) the two arms of one pair, both with ``seed``, in ``pair/a`` and ``pair/b``."""
     arms = {"a": args.a, "b": args.b}
+    pair.mkdir(parents=True, exist_ok=True)
+    label = f" (seed {seed})" if args.seeds > 1 else ""
     if side_by_side:
         processes = {}
         for core, (arm, overrides) in zip(cores, arms.items(), strict=False):
-            process = start_arm(arm, overrides, args.minutes, args.seed, out, core)
+            process = start_arm(arm, overrides, args.minutes, seed, pair, core)
             if process is not None:
                 processes[arm] = process
         if processes:
-            wait_with_bar(processes, args.minutes, f"training {'+'.join(processes)} side by side")
+            wait_with_bar(processes, args.minutes, f"training {'+'.join(processes)} side by side{label}")
         return
     for arm, overrides in arms.items():
-        process = start_arm(arm, overrides, args.minutes, args.seed, out, None)
+        process = start_arm(arm, overrides, args.minutes, seed, pair, None)
         if process is not None:
-            wait_with_bar({arm: process}, args.minutes, f"training {arm}")
+            wait_with_bar({arm: process}, args.minutes, f"training {arm}{label}")
 
 
-def play_match(args, out: Path, cores: list[int], player: Path, opponent: Path) -> dict:
-    """Arm a's newest checkpoint against arm b's, in halves on separate cores; the summed score."""
-    halves = max(1, min(len(cores), 2, args.games // 2))
-    sizes = [args.games // halves + (1 if k < args.games % halves else 0) for k in range(halves)]
+def pair_folder(out: Path, seed: int, first_seed: int) -> Path:
+    """Where the pair of runs with ``seed`` lives: ``out`` itself for the first seed (the layout of
+    a one-seed A/B), ``out/seed-S`` for the others."""
+    return out if seed == first_seed else out / f"seed-{seed}"
+
+
+def play_match(
+    args, out: Path, cores: list[int], player: Path, opponent: Path, games: int, seed: int
+) -> dict:
+    """Arm a's newest checkpoint against arm b's, ``games`` games in halves on separate cores (match
+    seeds derived from ``seed``; logs in ``out``); the summed score."""
+    halves = max(1, min(len(cores), 2, games // 2))
+    sizes = [games // halves + (1 if k < games % halves else 0) for k in range(halves)]
     processes = []
     for k, games in enumerate(sizes):
         command = [
@@ -122,7 +148,7 @@ def play_match(args, out: Path, cores: list[int], player: Path, opponent: Path) 
             "--threads",
             "1",
             "--seed",
-            str(args.seed * 100 + k + 1),
+            str(seed * 100 + k + 1),
         ]
         log = (out / f"match-{k}.log").open("w", encoding="utf-8")
         core = cores[k] if halves > 1 else None
@@ -130,16 +156,26 @@ def play_match(args, out: Path, cores: list[int], player: Path, opponent: Path) 
             subprocess.Popen(command, stdout=subprocess.PIPE, stderr=log, text=True, preexec_fn=pinned(core))
         )
     reports = []
-    for k, process in enumerate(tqdm(processes, desc=f"match, {args.games} games", disable=None)):
+    for k, process in enumerate(tqdm(processes, desc=f"match, {games} games", disable=None)):
         stdout, _ = process.communicate()
         if process.returncode != 0:
             raise SystemExit(
                 f"error: match half {k} failed (exit {process.returncode}); see {out}/match-{k}.log"
             )
         reports.append(json.loads(stdout.strip().splitlines()[-1]))
-    wins = sum(r["wins"] for r in reports)
-    draws = sum(r["draws"] for r in reports)
-    games = sum(r["games"] for r in reports)
+    return {
+        **tally(
+            sum(r["wins"] for r in reports),
+            sum(r["draws"] for r in reports),
+            sum(r["games"] for r in reports),
+        ),
+        "sims": args.sims,
+        "halves": reports,
+    }
+
+
+def tally(wins: int, draws: int, games: int) -> dict:
+    """Arm a's wins, draws and losses in ``games`` games, its score and the score's 95% Wilson interval."""
     score = (wins + 0.5 * draws) / games
     low, high = wilson_interval(wins + 0.5 * draws, games)
     return {
@@ -149,33 +185,100 @@ def play_match(args, out: Path, cores: list[int], player: Path, opponent: Path) 
         "wins_b": games - wins - draws,
         "score_a": score,
         "ci95": [low, high],
-        "sims": args.sims,
-        "halves": reports,
+    }
+
+
+# Two-sided 95% quantiles of Student's t distribution by degrees of freedom (1-30); larger: 1.96.
+T95 = (
+    12.706,
+    4.303,
+    3.182,
+    2.776,
+    2.571,
+    2.447,
+    2.365,
+    2.306,
+    2.262,
+    2.228,
+    2.201,
+    2.179,
+    2.160,
+    2.145,
+    2.131,
+    2.120,
+    2.110,
+    2.101,
+    2.093,
+    2.086,
+    2.080,
+    2.074,
+    2.069,
+    2.064,
+    2.060,
+    2.056,
+    2.052,
+    2.048,
+    2.045,
+    2.042,
+)
+
+
+def between_runs(scores: list[float]) -> dict:
+    """The mean of the pairs' scores and its 95% Student t interval over the pairs (clipped to
+    [0, 1]): the luck of the runs and of the games together. Needs two or more pairs."""
+    mean = statistics.fmean(scores)
+    quantile = T95[len(scores) - 2] if len(scores) - 1 <= len(T95) else 1.96
+    half = quantile * statistics.stdev(scores) / math.sqrt(len(scores))
+    return {
+        "pairs": len(scores),
+        "scores": scores,
+        "mean": mean,
+        "ci95": [max(0.0, mean - half), min(1.0, mean + half)],
     }
 
 
 def markdown(report: dict) -> str:
+    several = len(report["pairs"]) > 1
     rows = [
-        "| arm | overrides | `time/run_minutes` | `time/cpu_hours` | generations | games | samples "
-        "| gradient steps |",
-        "|---|---|---|---|---|---|---|---|",
+        "| arm | " + ("seed | " if several else "") + "overrides | `time/run_minutes` | `time/cpu_hours` | "
+        "generations | games | samples | gradient steps |",
+        "|---|" + ("---|" if several else "") + "---|---|---|---|---|---|---|",
     ]
-    for arm in ("a", "b"):
-        t = report["arms"][arm]
-        overrides = " ".join(report["overrides"][arm]) or "(the default recipe)"
-        rows.append(
-            f"| {arm} | `{overrides}` | {t['run_minutes']:.2f} | {t['cpu_hours']:.2f} | "
-            f"{t['generations']} | {t['games']:,} | "
-            f"{t['samples']:,} | {t['steps']:,} |"
-        )
+    for pair in report["pairs"]:
+        for arm in ("a", "b"):
+            t = pair["arms"][arm]
+            overrides = " ".join(report["overrides"][arm]) or "(the default recipe)"
+            rows.append(
+                f"| {arm} | " + (f"{pair['seed']} | " if several else "") + f"`{overrides}` | "
+                f"{t['run_minutes']:.2f} | {t['cpu_hours']:.2f} | {t['generations']} | {t['games']:,} | "
+                f"{t['samples']:,} | {t['steps']:,} |"
+            )
+    rows.append("")
+    if several:
+        for pair in report["pairs"]:
+            m = pair["match"]
+            rows.append(
+                f"- seed {pair['seed']}: a against b {m['wins_a']}-{m['wins_b']}, {100 * m['score_a']:.1f}%"
+            )
+        rows.append("")
     m = report["match"]
     low, high = m["ci95"]
-    rows.append("")
     rows.append(
         f"a against b, {m['sims']} simulations a move: {m['wins_a']}-{m['wins_b']}"
         + (f" ({m['draws']} drawn)" if m["draws"] else "")
         + f" in {m['games']} games, **{100 * m['score_a']:.1f}% [{100 * low:.1f}%, {100 * high:.1f}%]**"
+        + (
+            " (Wilson: the games' luck only)"
+            if several
+            else " (Wilson: the games' luck only; one pair of runs, see --seeds)"
+        )
     )
+    if several:
+        b = report["between_runs"]
+        rows.append(
+            f"mean of the {b['pairs']} pairs' scores: **{100 * b['mean']:.1f}% "
+            f"[{100 * b['ci95'][0]:.1f}%, {100 * b['ci95'][1]:.1f}%]** (Student t over the pairs: runs and games)"  # noqa: E501
+        )
     return "\n".join(rows)
 
 
@@ -185,40 +288,76 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--a", action="append", default=[], metavar="OVERRIDE", help="an override of arm a")
     parser.add_argument("--b", action="append", default=[], metavar="OVERRIDE", help="an override of arm b")
     parser.add_argument("--minutes", type=float, default=40.0, help="wall minutes of training per arm")
-    parser.add_argument("--games", type=int, default=200, help="games of the match")
+    parser.add_argument("--games", type=int, default=200, help="games of the match (all pairs together)")
     parser.add_argument("--sims", type=int, default=64, help="simulations a move in the match")
-    parser.add_argument("--seed", type=int, default=3, help="seed of both runs (the match's derive from it)")
+    parser.add_argument(
+        "--seed", type=int, default=3, help="seed of the first pair of runs (the match's derive from it)"
+    )
+    parser.add_argument(
+        "--seeds", type=int, default=1, help="pairs of runs, seeds --seed, --seed + 1, ... (default 1)"
+    )
     parser.add_argument("--sequential", action="store_true", help="train the arms one after the other")
     parser.add_argument("--out", type=Path, default=None, help="folder of the A/B (default runs/ab-NAME)")
     args = parser.parse_args(argv)
     args.a = [part for value in args.a for part in value.split()]  # "--a 'x=1 y=2'" is two overrides
     args.b = [part for value in args.b for part in value.split()]
-    if args.minutes <= 0 or args.games < 1 or args.sims < 1:
-        parser.error("--minutes, --games and --sims must be positive")
+    if args.minutes <= 0 or args.games < 1 or args.sims < 1 or args.seeds < 1:
+        parser.error("--minutes, --games, --sims and --seeds must be positive")
+    if args.games < args.seeds:
+        parser.error(
+            f"--games {args.games} is fewer than one game for each of the --seeds {args.seeds} pairs"
+        )
     if args.a == args.b:
         parser.error("arms a and b have the same overrides: nothing to compare")
     out = args.out or Path("runs") / f"ab-{args.name}"
     out.mkdir(parents=True, exist_ok=True)
     cores = sorted(os.sched_getaffinity(0))
     side_by_side = not args.sequential and len(cores) >= 2
-    train_arms(args, out, cores, side_by_side)
-    checkpoints = {}
-    for arm in ("a", "b"):
-        found = latest_checkpoint(out / arm / "checkpoints")
-        if found is None:
-            print(f"error: arm {arm} wrote no checkpoint; see {out}/{arm}.log", file=sys.stderr)
-            return 2
-        checkpoints[arm] = found[0]
+    seeds = [args.seed + k for k in range(args.seeds)]
+    for seed in seeds:
+        train_pair(args, pair_folder(out, seed, args.seed), seed, cores, side_by_side)
+    pairs = []
+    for k, seed in enumerate(seeds):
+        folder = pair_folder(out, seed, args.seed)
+        checkpoints = {}
+        for arm in ("a", "b"):
+            found = latest_checkpoint(folder / arm / "checkpoints")
+            if found is None:
+                print(f"error: arm {arm} wrote no checkpoint; see {folder}/{arm}.log", file=sys.stderr)
+                return 2
+            checkpoints[arm] = found[0]
+        games = args.games // args.seeds + (1 if k < args.games % args.seeds else 0)
+        pairs.append(
+            {
+                "seed": seed,
+                "arms": {arm: run_totals(folder / arm) for arm in ("a", "b")},
+                "checkpoints": {arm: str(path) for arm, path in checkpoints.items()},
+                "match": play_match(args, folder, cores, checkpoints["a"], checkpoints["b"], games, seed),
+            }
+        )
+    matches = [pair["match"] for pair in pairs]
     report = {
         "name": args.name,
         "minutes": args.minutes,
         "seed": args.seed,
+        "seeds": seeds,
         "side_by_side": side_by_side,
         "overrides": {"a": args.a, "b": args.b},
-        "arms": {arm: run_totals(out / arm) for arm in ("a", "b")},
-        "checkpoints": {arm: str(path) for arm, path in checkpoints.items()},
+        "arms": pairs[0]["arms"],  # the first pair's (seed --seed), as in a one-seed A/B
+        "checkpoints": pairs[0]["checkpoints"],
+        "pairs": pairs,
+        "match": {
+            **tally(
+                sum(m["wins_a"] for m in matches),
+                sum(m["draws"] for m in matches),
+                sum(m["games"] for m in matches),
+            ),
+            "sims": args.sims,
+            "halves": [half for m in matches for half in m["halves"]],
+        },
     }
-    report["match"] = play_match(args, out, cores, checkpoints["a"], checkpoints["b"])
+    if len(pairs) > 1:
+        report["between_runs"] = between_runs([m["score_a"] for m in matches])
     write_atomic(out / "ab.json", json.dumps(report, indent=2) + "\n")
     print(markdown(report))
     return 0

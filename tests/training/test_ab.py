@@ -58,3 +58,52 @@ def test_an_arm_that_fails_stops_the_ab_with_one_line(tmp_path):
     )
     assert result.returncode != 0
     assert "arm a stopped with exit code 2" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_seeds_train_a_pair_of_runs_per_seed_and_report_the_spread_between_them(tmp_path):
+    out = tmp_path / "ab"
+    command = ["tiny", "--minutes", "0.1", "--games", "5", "--sims", "2", "--seed", "7", "--out", str(out)]
+    arms = ["--a", "debug=default", "--b", "debug=default search.simulations=2"]
+    one = ab(*command, *arms)  # one seed first: the layout of a one-seed A/B
+    assert one.returncode == 0, one.stderr
+    assert "see --seeds" in one.stdout and "mean of the" not in one.stdout
+    two = ab(*command, *arms, "--seeds", "2")  # a second seed is added; the first pair is not trained again
+    assert two.returncode == 0, two.stderr
+    assert (out / "a.log").read_text().count("$ ") == 1
+    report = json.loads((out / "ab.json").read_text())
+    assert report["seeds"] == [7, 8]
+    assert [pair["seed"] for pair in report["pairs"]] == [7, 8]
+    second = report["pairs"][1]
+    assert Path(second["checkpoints"]["a"]).parent.parent == out / "seed-8" / "a"
+    assert "seed=8" in (out / "seed-8" / "b.log").read_text()
+    assert [pair["match"]["games"] for pair in report["pairs"]] == [3, 2]  # 5 games shared out
+    pooled = report["match"]
+    assert pooled["games"] == 5
+    assert pooled["wins_a"] == sum(pair["match"]["wins_a"] for pair in report["pairs"])
+    spread = report["between_runs"]
+    assert spread["scores"] == [pair["match"]["score_a"] for pair in report["pairs"]]
+    assert spread["mean"] == sum(spread["scores"]) / 2
+    assert 0 <= spread["ci95"][0] <= spread["mean"] <= spread["ci95"][1] <= 1
+    assert "| a | 8 |" in two.stdout and "mean of the 2 pairs' scores" in two.stdout
+
+
+def test_the_interval_between_runs_widens_with_their_spread():
+    sys.path.insert(0, str(SCRIPT.parent))
+    try:
+        import ab as script
+    finally:
+        sys.path.remove(str(SCRIPT.parent))
+    close = script.between_runs([0.50, 0.52, 0.48])
+    apart = script.between_runs([0.17, 0.83, 0.50])
+    assert close["mean"] == apart["mean"] == 0.5
+    width = {name: r["ci95"][1] - r["ci95"][0] for name, r in (("close", close), ("apart", apart))}
+    assert 0 < width["close"] < 0.1 < width["apart"]
+    # two pairs: t with 1 degree of freedom, 12.706 standard errors each side
+    assert script.between_runs([0.4, 0.6])["ci95"] == [0.0, 1.0]
+    assert abs(close["ci95"][1] - (0.5 + 4.303 * 0.02 / 3**0.5)) < 1e-9
+
+
+def test_fewer_games_than_seeds_is_refused_in_one_line(tmp_path):
+    result = ab("few", "--games", "2", "--seeds", "3", "--a", "debug=default", "--out", str(tmp_path / "few"))
+    assert result.returncode == 2
+    assert "fewer than one game for each" in result.stderr and "Traceback" not in result.stderr

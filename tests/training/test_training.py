@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import logging
 import time
 import types
 import warnings
@@ -28,7 +27,7 @@ from tw_rl.core.rules import Rules
 from tw_rl.training import loop, replay_buffer
 from tw_rl.training.checkpoint import latest_checkpoint, load_checkpoint
 from tw_rl.training.learner import Learner, training_batch
-from tw_rl.training.loop import refill_warning, train
+from tw_rl.training.loop import train
 from tw_rl.training.net import build_net
 from tw_rl.training.replay_buffer import (
     SHARD_FORMAT,
@@ -239,19 +238,6 @@ def tiny_config(run_dir, generations: int) -> TrainConfig:
         eval=TrainingEvalConfig(every=1, games=2, simulations=2, opponents=["random", "previous"]),
         generations=generations,
     )
-
-
-def test_more_games_than_slots_is_warned_of_in_the_log(tmp_path, caplog):
-    cfg = tiny_config(tmp_path, 1)
-    assert refill_warning(cfg) is None  # 2 games in 2 slots
-    cfg.selfplay.games_per_generation = 3
-    with caplog.at_level(logging.WARNING, logger="tw_rl.training.loop"):
-        train(cfg)
-    warned = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
-    assert warned == [refill_warning(cfg)]
-    assert "games_per_generation=3 is more than selfplay.parallel_games=2" in warned[0]
-    cfg.selfplay.overlap_workers = 1  # overlapped workers play whole batches: no refill
-    assert refill_warning(cfg) is None
 
 
 def test_debug_run_writes_checkpoints_samples_and_events(tmp_path):

@@ -199,19 +199,6 @@ def check_config(cfg: TrainConfig) -> None:
         )
 
 
-def refill_warning(cfg: TrainConfig) -> str | None:
-    """The warning for a generational run whose games outnumber its slots (``play_games`` then
-    starts a new game in a finished game's slot), or None."""
-    games, slots = cfg.selfplay.games_per_generation, cfg.selfplay.parallel_games
-    if cfg.ray.address or cfg.selfplay.overlap_workers or games <= slots:
-        return None
-    return (
-        f"selfplay.games_per_generation={games} is more than selfplay.parallel_games={slots}: finished "
-        "games' slots start new games, which trained much weaker networks than batches that start "
-        "together (docs/results/2026-12-05.md); set them equal unless you are measuring this"
-    )
-
-
 @contextlib.contextmanager
 def run_lock(run_dir: Path) -> Iterator[None]:
     """Hold the run folder's lock (``tw_rl.files.folder_lock``) while a run works in it;
@@ -295,9 +282,6 @@ def _train(cfg: TrainConfig, run_dir: Path, init: tuple[Path, dict] | None = Non
     net = build_net(cfg.net, cfg.board.size).to(device)
     learner = Learner(net, rules, cfg.learner, device)
     first_generation, resumed_metrics = _resume(cfg, run_dir, learner)
-    refill = refill_warning(cfg)
-    if refill:
-        log.warning(refill)
     if init is not None and first_generation == 0:
         net.load_state_dict(init[1]["model"])
         log.info(f"initialised from {init[0]} (its generation {init[1]['generation']}, net {cfg.net.name})")

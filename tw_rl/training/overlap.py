@@ -9,8 +9,9 @@ self-play:
   a newer one every ``RELOAD_S`` seconds between move batches (the weights are swapped in place;
   games in progress go on with them), and writes shards as games finish
   (``shard-g<published generation>-w<worker>-...``, so workers never pick the same name). (A
-  stream that starts a new game in a finished game's slot was tried on 2026-12-05: it trained
-  far weaker networks, see docs/results/2026-12-05.md.)
+  stream that starts a new game in a finished game's slot was tried on 2026-12-05 and lost its
+  one A/B; one pair of runs cannot tell such a change from run-to-run luck, see
+  docs/results/2026-12-06.md.)
 - **The learner** (``tw_rl.training.loop``) takes gradient steps while the samples drawn stay
   within ``learner.sample_reuse`` times the new samples written, publishes the network every
   ``learner.steps_per_generation`` steps and writes a checkpoint and a metrics line then, so the
