@@ -189,52 +189,23 @@ def tally(wins: int, draws: int, games: int) -> dict:
 
 
 # Two-sided 95% quantiles of Student's t distribution by degrees of freedom (1-30); larger: 1.96.
-T95 = (
-    12.706,
-    4.303,
-    3.182,
-    2.776,
-    2.571,
-    2.447,
-    2.365,
-    2.306,
-    2.262,
-    2.228,
-    2.201,
-    2.179,
-    2.160,
-    2.145,
-    2.131,
-    2.120,
-    2.110,
-    2.101,
-    2.093,
-    2.086,
-    2.080,
-    2.074,
-    2.069,
-    2.064,
-    2.060,
-    2.056,
-    2.052,
-    2.048,
-    2.045,
-    2.042,
+T95 = tuple(
+    float(q)
+    for q in "12.706 4.303 3.182 2.776 2.571 2.447 2.365 2.306 2.262 2.228 2.201 2.179 2.160 2.145 2.131 "
+    "2.120 2.110 2.101 2.093 2.086 2.080 2.074 2.069 2.064 2.060 2.056 2.052 2.048 2.045 2.042".split()
 )
 
 
-def between_runs(scores: list[float]) -> dict:
+def between_runs(scores: list[float], pooled: tuple[float, float] = (1.0, 0.0)) -> dict:
     """The mean of the pairs' scores and its 95% Student t interval over the pairs (clipped to
-    [0, 1]): the luck of the runs and of the games together. Needs two or more pairs."""
+    [0, 1]): the luck of the runs and of the games together. Needs two or more pairs. The interval
+    is never narrower than ``pooled`` (the pooled games' Wilson interval), so pairs that happen to
+    score alike do not look surer than their games."""
     mean = statistics.fmean(scores)
     quantile = T95[len(scores) - 2] if len(scores) - 1 <= len(T95) else 1.96
     half = quantile * statistics.stdev(scores) / math.sqrt(len(scores))
-    return {
-        "pairs": len(scores),
-        "scores": scores,
-        "mean": mean,
-        "ci95": [max(0.0, mean - half), min(1.0, mean + half)],
-    }
+    low, high = min(mean - half, pooled[0]), max(mean + half, pooled[1])
+    return {"pairs": len(scores), "scores": scores, "mean": mean, "ci95": [max(0.0, low), min(1.0, high)]}
 
 
 def markdown(report: dict) -> str:
@@ -357,7 +328,7 @@ def main(argv: list[str] | None = None) -> int:
         },
     }
     if len(pairs) > 1:
-        report["between_runs"] = between_runs([m["score_a"] for m in matches])
+        report["between_runs"] = between_runs([m["score_a"] for m in matches], tuple(report["match"]["ci95"]))
     write_atomic(out / "ab.json", json.dumps(report, indent=2) + "\n")
     print(markdown(report))
     return 0

@@ -101,6 +101,8 @@ def test_the_interval_between_runs_widens_with_their_spread():
     # two pairs: t with 1 degree of freedom, 12.706 standard errors each side
     assert script.between_runs([0.4, 0.6])["ci95"] == [0.0, 1.0]
     assert abs(close["ci95"][1] - (0.5 + 4.303 * 0.02 / 3**0.5)) < 1e-9
+    # pairs that score alike: no narrower than the pooled games' Wilson interval
+    assert script.between_runs([1.0, 1.0, 1.0], (0.9, 1.0))["ci95"] == [0.9, 1.0]
 
 
 def test_fewer_games_than_seeds_is_refused_in_one_line(tmp_path):
