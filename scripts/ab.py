@@ -163,19 +163,15 @@ def play_match(
                 f"error: match half {k} failed (exit {process.returncode}); see {out}/match-{k}.log"
             )
         reports.append(json.loads(stdout.strip().splitlines()[-1]))
-    return {
-        **tally(
-            sum(r["wins"] for r in reports),
-            sum(r["draws"] for r in reports),
-            sum(r["games"] for r in reports),
-        ),
-        "sims": args.sims,
-        "halves": reports,
-    }
+    return tally(reports, args.sims)
 
 
-def tally(wins: int, draws: int, games: int) -> dict:
-    """Arm a's wins, draws and losses in ``games`` games, its score and the score's 95% Wilson interval."""
+def tally(halves: list[dict], sims: int) -> dict:
+    """The summed score of match halves (``scripts/match.py`` reports of a against b): arm a's wins,
+    draws and losses, its score and the score's 95% Wilson interval, and the halves themselves."""
+    wins = sum(h["wins"] for h in halves)
+    draws = sum(h["draws"] for h in halves)
+    games = sum(h["games"] for h in halves)
     score = (wins + 0.5 * draws) / games
     low, high = wilson_interval(wins + 0.5 * draws, games)
     return {
@@ -185,6 +181,8 @@ def tally(wins: int, draws: int, games: int) -> dict:
         "wins_b": games - wins - draws,
         "score_a": score,
         "ci95": [low, high],
+        "sims": sims,
+        "halves": halves,
     }
 
 
@@ -317,15 +315,7 @@ def main(argv: list[str] | None = None) -> int:
         "arms": pairs[0]["arms"],  # the first pair's (seed --seed), as in a one-seed A/B
         "checkpoints": pairs[0]["checkpoints"],
         "pairs": pairs,
-        "match": {
-            **tally(
-                sum(m["wins_a"] for m in matches),
-                sum(m["draws"] for m in matches),
-                sum(m["games"] for m in matches),
-            ),
-            "sims": args.sims,
-            "halves": [half for m in matches for half in m["halves"]],
-        },
+        "match": tally([half for m in matches for half in m["halves"]], args.sims),
     }
     if len(pairs) > 1:
         report["between_runs"] = between_runs([m["score_a"] for m in matches], tuple(report["match"]["ci95"]))
