@@ -185,6 +185,9 @@ def test_the_default_config_is_the_reference_recipe():
         256,
     )
     assert (cfg.net.name, cfg.board.size, cfg.board.variant, cfg.eval.every) == ("small", 6, "codecup", 10)
+    # Since 2026-12-06: self-play overlaps learning, one process per core (auto; it won three pairs
+    # of 15-minute runs against taking turns)
+    assert (cfg.selfplay.overlap_workers, cfg.learner.sample_reuse) == (-1, 8.0)
 
 
 def test_the_old_default_recipe_is_an_experiment():

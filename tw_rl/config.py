@@ -54,9 +54,11 @@ class SelfPlayConfig:
     games_per_generation: int = 128  # games finished per generation
     parallel_games: int = 128  # games searched together (the batch of the search; per worker with Ray)
     workers: int = 0  # Ray self-play actors (needs ray.address); 0 = one per CPU Ray offers
-    overlap_workers: int = 0  # > 0: that many self-play processes play while the learner trains, on
+    overlap_workers: int = -1  # > 0: that many self-play processes play while the learner trains, on
     # this machine (tw_rl.training.overlap), or Ray actors with ray.address (selfplay.workers must
-    # then be 0); 0 = self-play and learning take turns
+    # then be 0); 0 = self-play and learning take turns (the generational loop); -1 (auto) = one
+    # process per core this process may use, when it may use two or more, runs on the CPU and
+    # Ray is off; else 0 (tw_rl.training.overlap.overlap_worker_count)
 
 
 @dataclass

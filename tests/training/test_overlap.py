@@ -86,7 +86,7 @@ def test_an_overlapped_run_stops_at_its_time_limit_and_resumes(tmp_path):
 @pytest.mark.parametrize(
     "change,message",
     [
-        (lambda c: setattr(c.selfplay, "overlap_workers", -1), "selfplay.overlap_workers"),
+        (lambda c: setattr(c.selfplay, "overlap_workers", -2), "selfplay.overlap_workers must be -1"),
         (lambda c: setattr(c.learner, "sample_reuse", 0.0), "learner.sample_reuse"),
         # Overlapped on Ray (tests/training/test_distributed.py) goes through Ray's own checks.
         (lambda c: setattr(c.ray, "address", "local") or setattr(c.ray, "cpus_per_worker", 0.0), "cpus_per"),
@@ -209,3 +209,34 @@ def test_a_killed_learner_leaves_no_worker_behind_and_the_same_command_resumes(t
     assert sorted(p.name for p in (run / "checkpoints").glob("*.pt"))[-1] == "ckpt-g000002.pt"
     logged = [json.loads(x)["generation"] for x in (run / "metrics.jsonl").read_text().splitlines()]
     assert logged == sorted(set(logged)) and logged[-1] == 2
+
+
+def test_auto_is_one_worker_per_core_of_a_cpu_machine_without_ray(tmp_path, monkeypatch):
+    from tw_rl.training import overlap
+
+    cfg = tiny_config(tmp_path / "run", 1)
+    cfg.selfplay.overlap_workers = -1
+    for cores, address, device, workers in (
+        (2, "", "cpu", 2),
+        (16, "", "cpu", 16),
+        (1, "", "cpu", 0),  # one core: self-play and learning take turns
+        (4, "local", "cpu", 0),  # on Ray the generational loop's workers take the CPUs
+        (4, "", "meta", 0),  # not the CPU: never measured overlapped
+    ):
+        monkeypatch.setattr(overlap, "usable_cores", lambda cores=cores: cores)
+        cfg.ray.address, cfg.device = address, device
+        assert overlap.overlap_worker_count(cfg) == workers, (cores, address, device)
+    cfg.ray.address, cfg.device = "", "cpu"
+    cfg.selfplay.overlap_workers = 3  # a number is taken as it is
+    assert overlap.overlap_worker_count(cfg) == 3
+
+
+def test_a_run_records_the_worker_count_auto_gave_it(tmp_path, monkeypatch):
+    from tw_rl.training import overlap
+
+    monkeypatch.setattr(overlap, "usable_cores", lambda: 1)
+    cfg = tiny_config(tmp_path, 1)
+    cfg.selfplay.overlap_workers = -1
+    train(cfg)
+    assert json.loads((tmp_path / "config.json").read_text())["selfplay"]["overlap_workers"] == 0
+    assert "self-play and learning take turns" in (tmp_path / "train.log").read_text()

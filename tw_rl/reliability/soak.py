@@ -38,7 +38,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import os
 import shlex
 import sys
 from collections.abc import Callable
@@ -53,6 +52,7 @@ from tw_rl.config import EvaluateConfig, RefereeConfig
 from tw_rl.core.rules import Rules
 from tw_rl.export.submission import SubmissionError, build_submission
 from tw_rl.files import FolderInUse, append_line, file_sha256, folder_lock, write_atomic
+from tw_rl.machine import usable_cores
 from tw_rl.rating.kinds import PlayerSpec
 from tw_rl.rating.player_specs import parse_player
 from tw_rl.rating.referee_import import import_referee
@@ -79,14 +79,6 @@ class Opponent:
     rating_name: str  # its name in the results database
 
 
-def cores() -> int:
-    """The CPU cores this process may use."""
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:
-        return os.cpu_count() or 1
-
-
 @dataclass
 class SoakConfig:
     """One soak (the command line's options, same names)."""
@@ -96,7 +88,7 @@ class SoakConfig:
     out: str = "soak"  # the soak folder
     db: str = EvaluateConfig().db  # the results database
     time: float = DEFAULT_BUDGET  # seconds per program per game
-    jobs: int = field(default_factory=cores)  # games at once
+    jobs: int = field(default_factory=usable_cores)  # games at once
     opponents: list[str] = field(default_factory=lambda: list(OPPONENTS))
     release: str = "0.1"  # the frozen release to play
     seed: int = RefereeConfig().seed  # seed of the openings

@@ -33,11 +33,13 @@ than ``LEARN_GRACE_S`` past the limit stops there too. So a run ends within abou
 the running ones stop the same way). The first generation of every start runs even when the
 limit is tiny, so each start makes progress.
 
-Self-play runs in this process unless ``ray.address`` is set; then ``tw_rl.training.ray_selfplay`` (and
-Ray) is imported and Ray workers play the games into the same folder (one-process runs never
-import Ray). With ``selfplay.overlap_workers=N`` self-play and learning overlap: N worker
-processes of this machine (``tw_rl.training.overlap``), or with ``ray.address`` N Ray actors,
-play while this process trains.
+Self-play and learning overlap by default: ``selfplay.overlap_workers`` (-1: one per core of a
+CPU machine with two or more, ``tw_rl.training.overlap.overlap_worker_count``) worker processes
+of this machine (``tw_rl.training.overlap``), or with ``ray.address`` and N > 0 that many Ray
+actors, play while this process trains. With ``selfplay.overlap_workers=0`` (and wherever auto
+gives 0) they take turns: each generation's games are played in this process, or by Ray workers
+with ``ray.address`` (``tw_rl.training.ray_selfplay``, then imported with Ray; a run without
+Ray never imports it), and then the learner takes its steps.
 """
 
 from __future__ import annotations
@@ -83,7 +85,7 @@ from tw_rl.training.inference import check_backend
 from tw_rl.training.learner import Learner
 from tw_rl.training.match import play_match, search_player
 from tw_rl.training.net import NetPolicyValue, build_net, inference_dtype, resolve_device
-from tw_rl.training.overlap import SelfPlayProcesses
+from tw_rl.training.overlap import SelfPlayProcesses, overlap_worker_count
 from tw_rl.training.published import publish_network
 from tw_rl.training.replay_buffer import ReplayWindow, ShardFormatError, shard_games, write_shard
 from tw_rl.training.run_totals import METRICS_FILE
@@ -175,8 +177,11 @@ def check_config(cfg: TrainConfig) -> None:
             raise ConfigError(f"{name} must be at least 1, got {value}")
     if not 0 <= cfg.search.full_search_fraction <= 1:
         raise ConfigError("search.full_search_fraction must lie in [0, 1]")
-    if cfg.selfplay.overlap_workers < 0:
-        raise ConfigError(f"selfplay.overlap_workers must be at least 0, got {cfg.selfplay.overlap_workers}")
+    if cfg.selfplay.overlap_workers < -1:
+        raise ConfigError(
+            "selfplay.overlap_workers must be -1 (one per core), 0 (take turns) or a number of "
+            f"processes, got {cfg.selfplay.overlap_workers}"
+        )
     if cfg.learner.sample_reuse <= 0:
         raise ConfigError(f"learner.sample_reuse must be positive, got {cfg.learner.sample_reuse}")
     if cfg.selfplay.workers < 0:
@@ -186,7 +191,7 @@ def check_config(cfg: TrainConfig) -> None:
             raise ConfigError(f"ray.address={cfg.ray.address} needs Ray: pip install -e '.[ray]'")
         if cfg.ray.cpus_per_worker <= 0 or cfg.ray.gpus_per_worker < 0 or cfg.ray.max_restarts < 0:
             raise ConfigError("ray.cpus_per_worker must be positive, gpus_per_worker and max_restarts >= 0")
-        if cfg.selfplay.overlap_workers and cfg.selfplay.workers:
+        if cfg.selfplay.overlap_workers > 0 and cfg.selfplay.workers:
             raise ConfigError(
                 f"selfplay.workers={cfg.selfplay.workers} is for the generational loop on Ray; overlapped "
                 f"on Ray, selfplay.overlap_workers={cfg.selfplay.overlap_workers} is the number of actors: "
@@ -217,6 +222,8 @@ def run_lock(run_dir: Path) -> Iterator[None]:
 def train(cfg: TrainConfig) -> dict:
     """Run (or resume) a training run; returns the last generation's metrics."""
     check_config(cfg)
+    workers = overlap_worker_count(cfg)  # -1 (auto) becomes a count here, and so in config.json
+    cfg = dataclasses.replace(cfg, selfplay=dataclasses.replace(cfg.selfplay, overlap_workers=workers))
     init = None
     if cfg.init_from:  # the network (and so net.*) comes from that checkpoint
         try:
@@ -282,6 +289,10 @@ def _train(cfg: TrainConfig, run_dir: Path, init: tuple[Path, dict] | None = Non
     net = build_net(cfg.net, cfg.board.size).to(device)
     learner = Learner(net, rules, cfg.learner, device)
     first_generation, resumed_metrics = _resume(cfg, run_dir, learner)
+    if cfg.selfplay.overlap_workers:
+        log.info(f"self-play: {cfg.selfplay.overlap_workers} workers play while the learner trains")
+    else:
+        log.info("self-play and learning take turns (selfplay.overlap_workers=0)")
     if init is not None and first_generation == 0:
         net.load_state_dict(init[1]["model"])
         log.info(f"initialised from {init[0]} (its generation {init[1]['generation']}, net {cfg.net.name})")

@@ -2,7 +2,8 @@
 
 With ``selfplay.overlap_workers=N`` (N > 0) the training process starts N self-play processes
 (``multiprocessing``, spawned; no Ray) and trains beside them instead of taking turns with
-self-play:
+self-play. The default, -1, is one process per core the run may use (``overlap_worker_count``):
+on two cores, three pairs of 15-minute runs each way decided it (docs/results/2026-12-06.md).
 
 - **Workers.** Each plays batches of ``selfplay.parallel_games`` games with the newest network
   the learner published (``<run_dir>/network.pt``, ``tw_rl.training.published``), checking for
@@ -45,6 +46,7 @@ import torch
 
 from tw_rl.config import NetConfig, TrainConfig
 from tw_rl.core.rules import Rules
+from tw_rl.machine import usable_cores
 from tw_rl.training.net import NetPolicyValue, TumbleweedNet, resolve_device
 from tw_rl.training.published import load_newest
 from tw_rl.training.replay_buffer import write_shard
@@ -55,6 +57,20 @@ JOIN_S = 120.0  # how long stop() waits for a worker to play out its games and e
 RESTARTS = 5  # how many killed workers a run starts again before it gives up
 
 log = logging.getLogger(__name__)
+
+
+def overlap_worker_count(cfg: TrainConfig) -> int:
+    """The self-play processes a run starts beside its learner: ``selfplay.overlap_workers`` when
+    it is 0 or more; for -1 (auto) one per core this process may use, when there are two or more,
+    the network runs on the CPU and Ray is off (on Ray the generational loop's workers already
+    take every CPU Ray offers; a GPU run and a one-core machine were never measured overlapped),
+    else 0: self-play and learning take turns."""
+    wanted = cfg.selfplay.overlap_workers
+    if wanted >= 0:
+        return wanted
+    cores = usable_cores()
+    on_cpu = resolve_device(cfg.device).type == "cpu"
+    return cores if cores >= 2 and on_cpu and not cfg.ray.address else 0
 
 
 class _Follower:
