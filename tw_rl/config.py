@@ -51,7 +51,8 @@ SearchConfigSchema = SearchConfig  # the config group ``search`` is the search's
 
 @dataclass
 class SelfPlayConfig:
-    games_per_generation: int = 128  # games finished per generation
+    games_per_generation: int = 128  # games finished per generation when self-play and learning take
+    # turns (overlapped workers play batches of parallel_games, and a generation is learner steps)
     parallel_games: int = 128  # games searched together (the batch of the search; per worker with Ray)
     workers: int = 0  # Ray self-play actors (needs ray.address); 0 = one per CPU Ray offers
     overlap_workers: int = -1  # > 0: that many self-play processes play while the learner trains, on
