@@ -2,7 +2,7 @@
 
     python scripts/ab.py forced --minutes 40 --a experiment=puct_forced --b search=puct --seeds 3
     python scripts/ab.py reuse --minutes 40 --a learner.sample_reuse=16 --a learner.steps_per_generation=200
-    python scripts/ab.py overlap --minutes 30 --b selfplay.overlap_workers=0 --sequential --seeds 3
+    python scripts/ab.py overlap --minutes 30 --a selfplay.overlap_workers=2 --sequential
 
 Each arm is ``scripts/train.py`` with its overrides (``--a``/``--b``, repeatable; none = the
 default recipe) and ``max_minutes``, ``generations=100000``, ``eval.every=0``, ``seed`` and
@@ -11,10 +11,8 @@ default recipe) and ``max_minutes``, ``generations=100000``, ``eval.every=0``, `
 ``runs/ab-NAME/a`` and ``runs/ab-NAME/b`` (logs beside them), the others in
 ``runs/ab-NAME/seed-S/``, so a one-seed A/B gains seeds by the same command with a larger
 ``--seeds``. On two or more cores the arms of a pair train side by side, each pinned to a core of
-its own, so there the default's self-play takes turns with learning (``selfplay.overlap_workers``
--1 gives one process per core, and each arm sees one core); ``--sequential`` runs them one after
-the other on the whole machine, where the default recipe overlaps self-play and learning with one
-self-play process per core. An arm whose run
+its own; ``--sequential`` (for an arm that uses several cores itself, e.g.
+``selfplay.overlap_workers``) runs them one after the other on the whole machine. An arm whose run
 already has ``time/run_minutes`` of the limit is not trained again and one cut short resumes for
 the minutes it lacks, so a killed A/B goes on with the same command. Then each pair's two newest
 checkpoints play their share of ``--games`` games at ``--sims`` simulations a move (halves side by

@@ -185,9 +185,9 @@ def test_the_default_config_is_the_reference_recipe():
         256,
     )
     assert (cfg.net.name, cfg.board.size, cfg.board.variant, cfg.eval.every) == ("small", 6, "codecup", 10)
-    # Since 2026-12-06: self-play overlaps learning, one process per core (auto; it won three pairs
-    # of 15-minute runs against taking turns)
-    assert (cfg.selfplay.overlap_workers, cfg.learner.sample_reuse) == (-1, 8.0)
+    # Self-play and learning take turns: overlapped self-play made about 1.9x the samples on two
+    # cores but did not win three pairs of 15-minute runs (docs/results/2026-12-06.md)
+    assert cfg.selfplay.overlap_workers == 0
 
 
 def test_the_old_default_recipe_is_an_experiment():

@@ -55,7 +55,7 @@ class SelfPlayConfig:
     # turns (overlapped workers play batches of parallel_games, and a generation is learner steps)
     parallel_games: int = 128  # games searched together (the batch of the search; per worker with Ray)
     workers: int = 0  # Ray self-play actors (needs ray.address); 0 = one per CPU Ray offers
-    overlap_workers: int = -1  # > 0: that many self-play processes play while the learner trains, on
+    overlap_workers: int = 0  # > 0: that many self-play processes play while the learner trains, on
     # this machine (tw_rl.training.overlap), or Ray actors with ray.address (selfplay.workers must
     # then be 0); 0 = self-play and learning take turns (the generational loop); -1 (auto) = one
     # process per core this process may use, when it may use two or more, runs on the CPU and

@@ -39,9 +39,6 @@ TRAIN_OVERRIDES = [
     "learner.min_samples=8",
     "eval.games=2",
     "eval.opponents=[random,greedy]",
-    # The kill points sit in the training process's own self-play, so the rounds take turns;
-    # an overlapped run's kills (learner and worker) are tests/training/test_overlap.py's.
-    "selfplay.overlap_workers=0",
 ]
 # Kill points inside a training process: name -> the largest occurrence K drawn for it.
 TRAIN_POINTS = {

@@ -33,13 +33,12 @@ than ``LEARN_GRACE_S`` past the limit stops there too. So a run ends within abou
 the running ones stop the same way). The first generation of every start runs even when the
 limit is tiny, so each start makes progress.
 
-Self-play and learning overlap by default: ``selfplay.overlap_workers`` (-1: one per core of a
-CPU machine with two or more, ``tw_rl.training.overlap.overlap_worker_count``) worker processes
-of this machine (``tw_rl.training.overlap``), or with ``ray.address`` and N > 0 that many Ray
-actors, play while this process trains. With ``selfplay.overlap_workers=0`` (and wherever auto
-gives 0) they take turns: each generation's games are played in this process, or by Ray workers
-with ``ray.address`` (``tw_rl.training.ray_selfplay``, then imported with Ray; a run without
-Ray never imports it), and then the learner takes its steps.
+By default self-play and learning take turns: each generation's games are played in this
+process, or by Ray workers with ``ray.address`` (``tw_rl.training.ray_selfplay``, then imported
+with Ray; a run without Ray never imports it), and then the learner takes its steps. With
+``selfplay.overlap_workers=N`` they overlap: N worker processes of this machine
+(``tw_rl.training.overlap``; -1: one per core, ``overlap_worker_count``), or with ``ray.address``
+N Ray actors, play while this process trains.
 """
 
 from __future__ import annotations

@@ -2,8 +2,9 @@
 
 With ``selfplay.overlap_workers=N`` (N > 0) the training process starts N self-play processes
 (``multiprocessing``, spawned; no Ray) and trains beside them instead of taking turns with
-self-play. The default, -1, is one process per core the run may use (``overlap_worker_count``):
-on two cores, three pairs of 15-minute runs each way decided it (docs/results/2026-12-06.md).
+self-play; N = -1 is one process per core the run may use (``overlap_worker_count``). It is not
+the default: on two cores it made about 1.9x the samples, but at 15 minutes a run its networks
+were no stronger than taking turns (three pairs of runs, docs/results/2026-12-06.md).
 
 - **Workers.** Each plays batches of ``selfplay.parallel_games`` games with the newest network
   the learner published (``<run_dir>/network.pt``, ``tw_rl.training.published``), checking for
