@@ -239,4 +239,5 @@ def test_a_run_records_the_worker_count_auto_gave_it(tmp_path, monkeypatch):
     cfg.selfplay.overlap_workers = -1
     train(cfg)
     assert json.loads((tmp_path / "config.json").read_text())["selfplay"]["overlap_workers"] == 0
-    assert "self-play and learning take turns" in (tmp_path / "train.log").read_text()
+    log = (tmp_path / "train.log").read_text()
+    assert "selfplay.overlap_workers=-1: self-play and learning take turns" in log

@@ -221,6 +221,7 @@ def run_lock(run_dir: Path) -> Iterator[None]:
 def train(cfg: TrainConfig) -> dict:
     """Run (or resume) a training run; returns the last generation's metrics."""
     check_config(cfg)
+    auto = cfg.selfplay.overlap_workers == -1
     workers = overlap_worker_count(cfg)  # -1 (auto) becomes a count here, and so in config.json
     cfg = dataclasses.replace(cfg, selfplay=dataclasses.replace(cfg.selfplay, overlap_workers=workers))
     init = None
@@ -237,6 +238,13 @@ def train(cfg: TrainConfig) -> dict:
             remove_temporaries(folder)  # left by a process killed while writing
         write_atomic(run_dir / "config.json", json.dumps(dataclasses.asdict(cfg), indent=2))
         with run_log(run_dir):
+            if auto:
+                log.info(
+                    f"selfplay.overlap_workers=-1: {workers} self-play processes beside the learner"
+                    if workers
+                    else "selfplay.overlap_workers=-1: self-play and learning take turns (one core, "
+                    "a GPU or Ray)"
+                )
             try:
                 return _train(cfg, run_dir, init)
             except ShardFormatError as err:  # a shard of another format or board size
@@ -288,10 +296,6 @@ def _train(cfg: TrainConfig, run_dir: Path, init: tuple[Path, dict] | None = Non
     net = build_net(cfg.net, cfg.board.size).to(device)
     learner = Learner(net, rules, cfg.learner, device)
     first_generation, resumed_metrics = _resume(cfg, run_dir, learner)
-    if cfg.selfplay.overlap_workers:
-        log.info(f"self-play: {cfg.selfplay.overlap_workers} workers play while the learner trains")
-    else:
-        log.info("self-play and learning take turns (selfplay.overlap_workers=0)")
     if init is not None and first_generation == 0:
         net.load_state_dict(init[1]["model"])
         log.info(f"initialised from {init[0]} (its generation {init[1]['generation']}, net {cfg.net.name})")
