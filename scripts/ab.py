@@ -133,16 +133,15 @@ def play_match(
     """Arm a's newest checkpoint against arm b's, ``games`` games in halves on separate cores (match
     seeds derived from ``seed``; logs in ``out``); the summed score."""
     halves = max(1, min(len(cores), 2, games // 2))
-    sizes = [games // halves + (1 if k < games % halves else 0) for k in range(halves)]
     processes = []
-    for k, games in enumerate(sizes):
+    for k, size in enumerate(shares(games, halves)):
         command = [
             sys.executable,
             str(SCRIPTS / "match.py"),
             str(player),
             str(opponent),
             "--games",
-            str(games),
+            str(size),
             "--sims",
             str(args.sims),
             "--threads",
@@ -164,6 +163,11 @@ def play_match(
             )
         reports.append(json.loads(stdout.strip().splitlines()[-1]))
     return tally(reports, args.sims)
+
+
+def shares(total: int, parts: int) -> list[int]:
+    """``total`` shared out into ``parts`` counts that differ by at most one, the larger first."""
+    return [total // parts + (1 if k < total % parts else 0) for k in range(parts)]
 
 
 def tally(halves: list[dict], sims: int) -> dict:
@@ -286,7 +290,7 @@ def main(argv: list[str] | None = None) -> int:
     for seed in seeds:
         train_pair(args, pair_folder(out, seed, args.seed), seed, cores, side_by_side)
     pairs = []
-    for k, seed in enumerate(seeds):
+    for seed, games in zip(seeds, shares(args.games, args.seeds), strict=True):
         folder = pair_folder(out, seed, args.seed)
         checkpoints = {}
         for arm in ("a", "b"):
@@ -295,7 +299,6 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"error: arm {arm} wrote no checkpoint; see {folder}/{arm}.log", file=sys.stderr)
                 return 2
             checkpoints[arm] = found[0]
-        games = args.games // args.seeds + (1 if k < args.games % args.seeds else 0)
         pairs.append(
             {
                 "seed": seed,
