@@ -4,8 +4,8 @@ left, in the screen layout (``core.layout``), the SVG picture and the text board
 from __future__ import annotations
 
 import math
-from itertools import pairwise
 import xml.etree.ElementTree as ET
+from itertools import pairwise
 
 import numpy as np
 import pytest
