@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 import xml.etree.ElementTree as ET
 from itertools import pairwise
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -117,3 +118,11 @@ def test_svg_draws_the_codecup_orientation():
     for text in root.find(f".//{SVG}g[@id='names']"):
         x, y = centres[text.text]
         assert abs(float(text.get("x")) - x) < 1.0 and 0 < y - float(text.get("y")) < 30.0
+
+
+def test_the_rules_page_shows_the_text_board_as_it_is_drawn():
+    """docs/rules.md's picture of the empty 6-board is the text board the code draws today."""
+    rules_page = (Path(__file__).resolve().parents[2] / "docs" / "rules.md").read_text()
+    grid = hexgrid(6)
+    empty = np.zeros(grid.num_cells, dtype=np.int8)
+    assert f"```text\n{text_board(grid, empty, empty)}\n```" in rules_page
