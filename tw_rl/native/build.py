@@ -146,7 +146,8 @@ def assemble(parts: tuple[str, ...] = SUBMISSION_PARTS, folder: Path = PARTS_DIR
             if project:
                 if project.group(1) not in done:
                     raise NativeBuildError(
-                        f"native part {name} includes {project.group(1)}, which the manifest does not put before it"
+                        f"native part {name} includes {project.group(1)}, "
+                        "which the manifest does not put before it"
                     )
                 continue
             header = _SYSTEM_INCLUDE.match(line)
@@ -208,13 +209,17 @@ def build_native_submission(
     return _build(SUBMISSION_PARTS, weights, Path(out), SIZE_LIMIT)
 
 
-def build_native_tools(weights: Path | None = None, out: Path = Path("bot-tools.cpp")) -> NativeSubmissionInfo:
+def build_native_tools(
+    weights: Path | None = None, out: Path = Path("bot-tools.cpp")
+) -> NativeSubmissionInfo:
     """Write the tools binary's one-file source at ``out``: the bot with its --test, --bench and
     --selfplay modes (``weights``: the .twnet file to embed, as in the submission)."""
     return _build(TOOLS_PARTS, weights, Path(out), None)
 
 
-def _build(parts: tuple[str, ...], weights: Path | None, out: Path, limit: int | None) -> NativeSubmissionInfo:
+def _build(
+    parts: tuple[str, ...], weights: Path | None, out: Path, limit: int | None
+) -> NativeSubmissionInfo:
     weights_data = None
     if weights is not None:
         weights = Path(weights)
