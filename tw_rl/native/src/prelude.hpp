@@ -13,7 +13,7 @@
 //
 // Every floating-point expression is written in the order of the Python code, so that the two
 // bots compute the same doubles and the search takes the same decisions (see the tests in
-// tests/native/).  Build: g++ -std=c++17 -O2 -Wall -Wextra bot.cpp -o bot
+// tests/native/).  Build the assembled file: g++ -std=c++17 -O2 -Wall -Wextra submission.cpp -o bot
 #pragma once
 
 // The doubles must be the Python bot's: no a * b + c fused into one rounding (an FMA), which
