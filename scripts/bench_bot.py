@@ -12,8 +12,9 @@ shipped student, and none: the territory evaluator) it measures
   the CodeCup end test needs), over every legal move of every position, and simulations per
   second of the same search with a free evaluator (uniform priors, value 0): engine + tree.
 
-The native bot (``tw_rl/native``) is the C++ submission ``tw-rl export --target cpp`` writes,
-with the shipped student, compiled here with ``g++ -std=c++17 -O2`` (``--native-flags`` adds
+The native bot (``tw_rl/native``) is its tools binary: the parts of the C++ submission that
+``tw-rl export --target cpp`` writes plus the bench mode (``build.build_native_tools``), with the
+shipped student, compiled here with ``g++ -std=c++17 -O2`` (``--native-flags`` adds
 flags, e.g. ``-march=native``); its ``--bench N`` mode searches the same positions (a fresh tree
 each, N simulations) and prints its CPU seconds and a bench signature (root moves and visit
 counts), which the current Python bot's searches reproduce when the two are the same bot.
@@ -203,11 +204,12 @@ def best_of(runs: list[dict]) -> dict:
 
 # ----------------------------------------------------------------------------- native
 def build_native(folder: Path, flags: list[str]) -> Path:
-    """The C++ submission with the shipped student, compiled in ``folder``."""
+    """The native tools binary (the submission's parts and the bench mode) with the shipped
+    student, compiled in ``folder``."""
     from tw_rl.codecup.evaluation import default_weights
     from tw_rl.native import build
 
-    info = build.build_native_submission(Path(default_weights(6)), folder / "submission.cpp")
+    info = build.build_native_tools(Path(default_weights(6)), folder / "bot-tools.cpp")
     return build.compile_source(info.path, folder / "bot", ("-std=c++17", "-O2", *flags))
 
 
