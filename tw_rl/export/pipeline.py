@@ -22,8 +22,9 @@ from torch.utils.tensorboard import SummaryWriter
 from tw_rl.codecup.network import NetworkEvaluator
 from tw_rl.codecup.rules import Board
 from tw_rl.codecup.weights import QUANTIZATIONS
-from tw_rl.config import ExportConfig, SearchConfigSchema
+from tw_rl.config import ExportConfig
 from tw_rl.core.baselines import BASELINES
+from tw_rl.core.mcts import SearchConfig
 from tw_rl.core.rules import Rules
 from tw_rl.export.distill import DistillResult, distill, fit_text, load_samples, teacher_targets
 from tw_rl.export.student import StudentNet, masked_softmax, torch_outputs
@@ -124,7 +125,7 @@ def baseline_samples(
     if cfg.baseline_simulations < 1:
         raise ValueError(f"baseline_simulations must be at least 1, got {cfg.baseline_simulations}")
     sims = cfg.baseline_simulations
-    search = SearchConfigSchema(simulations=sims, cheap_simulations=max(1, sims // 4))
+    search = SearchConfig(simulations=sims, cheap_simulations=max(1, sims // 4))
     policy_value = NetPolicyValue(teacher, rules, "cpu")
     parts: list[Samples] = []
     for name in cfg.baselines:
