@@ -6,8 +6,7 @@ The seam: an evaluator has ``evaluate(position) -> (priors, value)``:
 - ``value``: float in [-1, 1], the expected result for the side to move.
 
 A position computes its sight and territory once, when a move is played (the CodeCup end test
-needs them), and keeps them, so evaluators read them from the position at no cost.  (A second
-argument, ``territory``, is accepted and ignored, for old callers.)
+needs them), and keeps them, so evaluators read them from the position at no cost.
 
 A class may also declare ``evaluate_groups(position) -> (groups, value)``: the same priors as a
 list of ``(moves, probability of each)`` groups, highest first, where ``moves`` is a bitboard of
@@ -119,7 +118,7 @@ class TerritoryEvaluator:
         self.control_weight = float(control_weight)
         self.priors = priors
 
-    def evaluate(self, position, territory=None):
+    def evaluate(self, position):
         groups, value = self._groups(position)
         cells = position.board.cells
         priors = {}

@@ -94,15 +94,14 @@ def check_file(net: StudentNet, rules: Rules, data: Samples, path: Path, count: 
         scalar_position(board, part.owner[i], part.height[i], part.to_move[i], part.passes[i])
         for i in range(len(part))
     ]
-    territories = [p.territory() for p in positions]
     dv = dp = 0.0
-    for i, (pos, terr) in enumerate(zip(positions, territories, strict=True)):
-        priors, v = evaluator.evaluate(pos, terr)
+    for i, pos in enumerate(positions):
+        priors, v = evaluator.evaluate(pos)
         dv = max(dv, abs(v - float(value[i])))
         dp = max(dp, max(abs(p - probs[i, m]) for m, p in priors.items()))
     start = time.perf_counter()
-    for pos, terr in zip(positions, territories, strict=True):
-        evaluator.evaluate(pos, terr)
+    for pos in positions:
+        evaluator.evaluate(pos)
     rate = len(positions) / max(time.perf_counter() - start, 1e-9)
     return quant, {"value": dv, "policy": dp}, rate
 
