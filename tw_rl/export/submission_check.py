@@ -82,7 +82,7 @@ def play_check_game(
     ``Quit``, printed nothing more, and wrote nothing on stderr.
     """
     if colour not in COLOUR_NAMES.values():
-        raise ValueError(f"colour must be one of {', '.join(COLOUR_NAMES.values())}, got {colour!r}")
+        raise ValueError(f"colour must be {' or '.join(map(repr, COLOUR_NAMES.values()))}, got {colour!r}")
     mine = RED if colour == COLOUR_NAMES[RED] else WHITE
     board = Board(size)
     rng = random.Random(seed)
