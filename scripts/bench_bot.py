@@ -106,7 +106,9 @@ def load_bot(version: str) -> dict:
 
 
 class FreeEvaluator:
-    """Uniform priors over the legal moves, value 0: the search without an evaluator's cost."""
+    """Uniform priors over the legal moves, value 0: the search without an evaluator's cost.
+
+    ``territory``: the frozen 0.1 search passes the position's territory (its API); ignored."""
 
     def evaluate(self, position, territory=None):
         moves = position.legal_moves()
@@ -131,6 +133,10 @@ def run_worker(version: str, job: dict) -> dict:
         positions.append(pos)
     old_api = version == "0.1"  # advance returned (child, territory); evaluate took the territory
     hints = [pos.territory() if old_api else None for pos in positions]
+
+    def evaluate(evaluator, pos, hint):
+        return evaluator.evaluate(pos, hint) if old_api else evaluator.evaluate(pos)
+
     out = {"version": version}
 
     def search_rate(evaluator, sims, profile=False, signature=None):
@@ -161,14 +167,11 @@ def run_worker(version: str, job: dict) -> dict:
         evaluator = bot["evaluation"].make_evaluator(bot["weights"] if kind == "student" else None)
         reps = job["eval_reps"]
         for pos, hint in zip(positions, hints, strict=True):  # warm up (the network's row cache)
-            evaluator.evaluate(pos, hint)
+            evaluate(evaluator, pos, hint)
         t0 = clock()
         for _ in range(reps):
             for pos, hint in zip(positions, hints, strict=True):
-                if old_api:
-                    evaluator.evaluate(pos, hint)
-                else:
-                    evaluator.evaluate(pos)
+                evaluate(evaluator, pos, hint)
         evals = reps * len(positions) / (clock() - t0)
         signature = None if old_api else [0]
         sims, _ = search_rate(evaluator, job["sims"], signature=signature)
