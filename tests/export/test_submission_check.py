@@ -25,7 +25,9 @@ while True:
         pos.play(board.num_cells if line == "Pass" else board.parse(line))
     move = pos.legal_moves()[0]
     pos.play(move)
-    print("Pass" if move == board.num_cells else board.name(move), flush=True)
+    print("Pass" if move == board.num_cells else board.name(move), flush=mode != "twice")
+    if mode == "twice":
+        print("hello", flush=True)
 if mode == "extra":
     print("bye", flush=True)
 if mode == "stderr":
@@ -118,3 +120,21 @@ def test_stderr_is_kept_and_named_beside_the_problem(tmp_path):
 def test_an_unknown_colour_is_refused():
     with pytest.raises(ValueError, match="colour must be 'red' or 'white'"):
         submission_check.play_check_game([sys.executable, "-c", "pass"], "blue")
+
+
+def test_a_line_more_than_asked_for(tmp_path):
+    # Read as the next answer, or seen before the next request (the two lines arrive together,
+    # and the reader may not have queued the second when the check asks again).
+    report = run_player(tmp_path, "twice")
+    assert not report.ok and report.answers == 1
+    assert report.problem in (
+        "not a move at ply 2: 'hello'",
+        "printed 'hello' before it was asked for a move at ply 2",
+    )
+
+
+def test_a_program_that_cannot_start(tmp_path):
+    report = submission_check.play_check_game([str(tmp_path / "no-such-bot")], "red", cwd=tmp_path)
+    assert not report.ok and report.returncode == 127 and report.answers == 0
+    assert report.problem.startswith("the program ended (exit code 127) instead of answering at ply 0; ")
+    assert "stderr: cannot start" in report.problem
