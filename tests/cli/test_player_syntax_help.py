@@ -1,6 +1,7 @@
 """The players' syntax in the help texts is the player registry's: ``tw-rl evaluate --help`` names
 every registered kind (one registered at test time too), ``tw-rl referee --help`` spells a
-release as the registry does, and the registry loads without torch."""
+release as the registry does, ``tw-rl serve --help`` the page's bots as ``tw_rl.web.bot_syntax``
+does, and both load without torch."""
 
 from __future__ import annotations
 
@@ -10,9 +11,11 @@ import sys
 import pytest
 
 from tw_rl import cli
+from tw_rl.core.baselines import BASELINES
 from tw_rl.rating import kinds
 from tw_rl.rating.player_kinds import Release
 from tw_rl.rating.player_specs import syntax_help
+from tw_rl.web import bot_syntax
 
 
 def help_of(capsys, *command: str) -> str:
@@ -61,10 +64,17 @@ def test_referee_help_spells_a_release_as_the_registry(capsys):
     assert Release.syntax in text and Release.summary in text
 
 
-def test_the_registry_loads_without_torch():
+def test_serve_help_spells_the_bots_as_the_page(capsys):
+    text = help_of(capsys, "serve")
+    assert " ".join(bot_syntax.SYNTAX.split()) in text and f"default {bot_syntax.DEFAULT_BOT}" in text
+    assert all(name in bot_syntax.SYNTAX for name in BASELINES)
+
+
+def test_the_syntax_loads_without_torch():
     code = (
         "import sys; from tw_rl.rating.player_specs import syntax_help; syntax_help(); "
-        "print([m for m in ('torch', 'gymnasium', 'hydra') if m in sys.modules])"
+        "import tw_rl.web.bot_syntax; "
+        "print([m for m in ('torch', 'gymnasium', 'hydra', 'starlette') if m in sys.modules])"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "[]"

@@ -46,7 +46,8 @@ from starlette.staticfiles import StaticFiles
 
 from tw_rl.core.hexgrid import SIZES
 from tw_rl.core.rules import VARIANTS
-from tw_rl.web.bots import DEFAULT_BOT, USAGE, BotError, parse_bot
+from tw_rl.web.bot_syntax import DEFAULT_BOT, USAGE
+from tw_rl.web.bots import BotError, parse_bot
 from tw_rl.web.catalogue import Catalogue, NotOffered
 from tw_rl.web.games import PAGE_SETUPS, GameError, GameStore, MoveRefused, PlayGame, UnknownGame
 from tw_rl.web.guard import LOOPBACK_NAMES, Guard, is_loopback
