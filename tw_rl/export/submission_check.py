@@ -62,7 +62,7 @@ class GameReport:
 
 
 class _Failed(Exception):
-    pass
+    """Why the check game failed (the message of ``GameReport.problem``)."""
 
 
 def play_check_game(
