@@ -25,13 +25,14 @@ from tw_rl.core.state import RED, WHITE
 from tw_rl.files import file_sha256
 from tw_rl.rating.elo import fit
 from tw_rl.rating.evaluation import run_evaluation
-from tw_rl.rating.games import balanced_slots, games_of, play_batch, play_pair, play_referee_game
+from tw_rl.rating.games import games_of, play_referee_game
 from tw_rl.rating.player_specs import ArenaError, PlayerSpec, make_player, parse_player, parse_players
 from tw_rl.rating.ratings import Outcome
 from tw_rl.rating.results_db import GameRow, Identity, ResultsDB
 from tw_rl.rating.schedule import choose_pair, pair_priority
 from tw_rl.training.checkpoint import save_checkpoint
 from tw_rl.training.learner import Learner
+from tw_rl.training.match import balanced_slots, play_batch, play_pair
 from tw_rl.training.net import build_net
 
 ROOT = Path(__file__).resolve().parents[2]
