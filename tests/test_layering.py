@@ -2,8 +2,8 @@
 layer order below, the package has no import cycle, and an import inside a function is allowed
 only where it keeps an optional dependency optional.
 
-    core, codecup  ->  files, config, cluster, machine, scalar_position  ->  env | pettingzoo_env | referee
-        | training | native  ->  export  ->  rating | expert  ->  web | reliability  ->  cli
+    core, codecup  ->  files, config, cluster, machine, scalar_position, stats  ->  env | pettingzoo_env
+        | referee | training | native  ->  export  ->  rating | expert  ->  web | reliability  ->  cli
     (scripts/ and notebooks/ sit on top)
 
 Units on one level are siblings: they must not import each other (``env``, ``pettingzoo_env``,
@@ -21,7 +21,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "tw_rl"
 
 LAYERS = (
     ("core", "codecup"),
-    ("files", "config", "cluster", "machine", "scalar_position"),
+    ("files", "config", "cluster", "machine", "scalar_position", "stats"),
     ("env", "pettingzoo_env", "referee", "training", "native"),
     ("export",),
     ("rating", "expert"),

@@ -31,7 +31,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from tw_rl.rating.ratings import ELO_PER_LOGIT, Outcome, PlayerRating, Ratings
-from tw_rl.referee.match import Z95
+from tw_rl.stats import Z95
 
 MAX_LOGIT = 18.0  # a fitted |red - white + h| beyond this (p > 1 - 1.5e-8) means no finite optimum
 
