@@ -11,6 +11,11 @@ weights (``--weights FILE``, else the student shipped for the board, ``weights.D
 and the territory evaluator otherwise (``--no-weights``, or a board without a shipped student).
 An evaluator gets the weights file (or None) and the board size.
 
+``main(argv, embedded_weights=DATA)`` is the entry of the one-file submission
+(``tw_rl.export.submission``): ``DATA``, the bytes of the weights file it embeds, stands in for
+the shipped student (which a submission does not carry as a file), so no file is written; a
+``--weights FILE`` or ``--no-weights`` of the command line still wins.
+
 Bad options: one line on stderr, exit code 2.
 """
 
@@ -88,17 +93,23 @@ def _parser():
     return p
 
 
-def bot_evaluator(args):
+def bot_evaluator(args, embedded_weights=None):
     """The evaluator the options ask for (None for the players without one); EvaluatorError
-    for an evaluator or weights file it cannot use."""
+    for an evaluator or weights file it cannot use.  ``embedded_weights`` (a weights file's
+    bytes) replaces the shipped student: ``--weights FILE`` and ``--no-weights`` still win."""
     if args.player != "bot":
         return None
-    weights = None if args.no_weights else args.weights or default_weights(args.size)
+    if args.no_weights:
+        weights = None
+    else:
+        weights = args.weights or embedded_weights or default_weights(args.size)
     name = args.evaluator or ("network" if weights is not None else "territory")
     return evaluator_named(name, weights, args.size)
 
 
-def main(argv=None):
+def main(argv=None, embedded_weights=None):
+    """Play one game with the options ``argv`` (default: the command line); the exit code.
+    ``embedded_weights``: see the module docstring."""
     parser = _parser()
     args = parser.parse_args(argv)
     if not args.time > 0:
@@ -110,7 +121,7 @@ def main(argv=None):
     if args.playouts < 1:
         parser.error(f"--playouts must be at least 1, got {args.playouts}")
     try:
-        evaluator = bot_evaluator(args)
+        evaluator = bot_evaluator(args, embedded_weights)
     except EvaluatorError as e:
         sys.stderr.write(f"tw_rl.codecup: {e}\n")
         sys.stderr.flush()

@@ -21,7 +21,8 @@ The search never calls an evaluator on a finished position.
 A new evaluator is one class and one ``register_evaluator(name, factory)``: ``factory(weights,
 board_size) -> evaluator``, where ``weights`` is the weights file the bot was given (``--weights
 FILE``, else the student shipped for the board, ``weights.default_weights``; None with
-``--no-weights`` or where none is shipped).  The bot's command line chooses one by name
+``--no-weights`` or where none is shipped), or that file's bytes (the one-file submission hands
+over its embedded copy so, without writing a file; ``weights.load_weights`` reads either).  The bot's command line chooses one by name
 (``--evaluator NAME``; ``evaluator_named``).  Registered here:
 
 - ``territory``: ``TerritoryEvaluator`` (no weights; see below);
@@ -31,7 +32,7 @@ FILE``, else the student shipped for the board, ``weights.default_weights``; Non
   importable from here).
 
 ``make_evaluator(weights_path=None, board_size=None)`` is the bot's default: the network of a
-weights file, the territory evaluator without one.
+weights file (a path or its bytes), the territory evaluator without one.
 
 ``TerritoryEvaluator`` (no weights):
 
@@ -213,7 +214,7 @@ def _network(weights, board_size):
     if weights is None:
         where = f" for the size-{board_size} board" if board_size is not None else ""
         raise EvaluatorError(f"the network evaluator needs a weights file: none given, none shipped{where}")
-    if not os.path.isfile(weights):
+    if not isinstance(weights, (bytes, bytearray)) and not os.path.isfile(weights):
         raise EvaluatorError(f"weights file not found: {weights}")
     return NetworkEvaluator(weights, board_size)
 
@@ -232,9 +233,9 @@ def evaluator_named(name, weights=None, board_size=None):
 
 
 def make_evaluator(weights_path=None, board_size=None, **options):
-    """The evaluator for a weights file (the network); the territory evaluator when there is
-    none (``options``: its settings).  With ``board_size`` a weights file made for another board
-    is refused here, at start-up."""
+    """The evaluator for a weights file, its path or its bytes (the network); the territory
+    evaluator when there is none (``options``: its settings).  With ``board_size`` a weights
+    file made for another board is refused here, at start-up."""
     if weights_path is None:
         return TerritoryEvaluator(**options)
     return evaluator_named("network", weights_path, board_size)

@@ -54,7 +54,7 @@ from operator import itemgetter, mul
 
 from tw_rl.codecup.errors import WeightsError
 from tw_rl.codecup.rules import RED, Board
-from tw_rl.codecup.weights import read_weights
+from tw_rl.codecup.weights import load_weights
 
 # The mixing step runs on fixed-point vectors packed in Python ints (see ``Network``).
 FIXED_BITS = 20  # a value v is stored as round(v * 2**20)
@@ -427,9 +427,10 @@ class NetworkEvaluator:
     one line) at its first evaluation.
     """
 
-    def __init__(self, weights_path, board_size=None):
-        self.path = weights_path
-        self.network = Network(read_weights(weights_path, board_size))
+    def __init__(self, weights, board_size=None):
+        """``weights``: a weights file's path, or its bytes (``weights.load_weights``)."""
+        self.path = None if isinstance(weights, (bytes, bytearray)) else weights
+        self.network = Network(load_weights(weights, board_size))
         self.evaluations = 0
 
     def evaluate(self, position):

@@ -25,6 +25,7 @@ by ``dtype``:
 
 The reader checks, in this order, the length, magic, version, checksum, header and data
 sizes, and (when asked) the board size; any mismatch raises ``WeightsError`` with one line.
+``load_weights`` takes a path or the file's bytes (the submission's embedded copy).
 ``WeightsError`` (``errors.py``) is an ``EvaluatorError``, so the bot's command line reports
 it in one line and exits 2.  (``weights.WeightsError`` stays importable from here.)
 
@@ -170,3 +171,11 @@ def read_weights(path, board_size=None):
     except OSError as err:
         raise WeightsError(f"cannot read weights file {path}: {err.strerror or err}") from None
     return parse_weights(data, board_size, name=f"weights file {path}")
+
+
+def load_weights(weights, board_size=None):
+    """Weights from a file's path, or from the bytes of a weights file (the submission hands over
+    its embedded copy so: no file is written or read); the same checks either way."""
+    if isinstance(weights, (bytes, bytearray)):
+        return parse_weights(bytes(weights), board_size, name="the embedded weights")
+    return read_weights(weights, board_size)

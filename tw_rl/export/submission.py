@@ -9,9 +9,9 @@ Design: embedded sources, not concatenation.  Every module of ``tw_rl/codecup`` 
 verbatim as a string in a dict ``_SOURCES`` keyed by its dotted name.  A short bootstrap puts
 a ``sys.meta_path`` finder/loader first in line that serves ``tw_rl``, ``tw_rl.codecup`` and
 ``tw_rl.codecup.*`` from that dict (``tw_rl`` itself is a stub package: the real
-``tw_rl/__init__.py`` belongs to the numpy side and is not embedded), then runs the package's
-``__main__`` with ``runpy.run_module(..., run_name="__main__")`` and the submission's own
-``sys.argv``.  So the submission takes exactly the options of ``python -m tw_rl.codecup`` and
+``tw_rl/__init__.py`` belongs to the numpy side and is not embedded), then calls the package's
+``main`` (``tw_rl/codecup/__main__.py``) with the submission's own ``sys.argv`` and its
+embedded weights.  So the submission takes exactly the options of ``python -m tw_rl.codecup`` and
 plays the default bot without any.  Why not concatenate modules in dependency order: the
 modules would share one namespace (``_read``, ``RED``, helpers with equal names clash), every
 ``from tw_rl.codecup.x import y`` line would have to be rewritten, and tracebacks would point
@@ -22,15 +22,15 @@ embedded module imports only the standard library and embedded modules; anything
 error before a file is written.
 
 Weights: ``--weights FILE`` embeds the file's bytes base64-encoded (``_WEIGHTS_B64``, with
-its base name in ``_WEIGHTS_NAME``).  The codecup seam (``evaluation.make_evaluator``) takes a
-*path* and checks ``os.path.isfile`` on it, and the codecup package may not be edited here, so
-in-memory hand-over is not possible yet: at start-up the bootstrap writes the bytes to a
-private temporary file (same suffix as the original), passes ``--weights <tmp>`` in front of
-the user's options (unless the user gave ``--weights`` himself) and removes the file at exit.
-If the temporary file cannot be written, it says so in one stderr line and plays without
-weights.  A weights file the bot would refuse (damaged, wrong format version, board size,
-architecture or checksum) is refused by the exporter with one line, and nothing is written: a
-submission that dies before its first move is the worst outcome in a competition.
+its base name in ``_WEIGHTS_NAME``).  At start-up the bootstrap decodes them and hands the bytes
+themselves to the bot, ``main(argv, embedded_weights=...)`` of ``tw_rl.codecup.__main__``, where
+they stand in for the shipped student (the codecup seam takes a weights file's path or its
+bytes, ``weights.load_weights``, with the same checks either way).  No file is written, so the
+submission plays with its network even where no temporary folder is writable; a ``--weights
+FILE`` or ``--no-weights`` on the user's command line still wins.  A weights file the bot would
+refuse (damaged, wrong format version, board size, architecture or checksum) is refused by the
+exporter with one line, and nothing is written: a submission that dies before its first move is
+the worst outcome in a competition.
 
 The output is deterministic for given sources, weights and git state (no time stamp), written
 atomically (temporary file beside it, then ``os.replace``), and refused with one line when it
@@ -226,7 +226,7 @@ _BOOTSTRAP = '''
 import sys
 
 _PACKAGES = {packages!r}
-_WEIGHTS_NAME = {weights_name!r}
+_WEIGHTS_NAME = {weights_name!r}  # the embedded weights file's name; the bot gets its bytes (_weights)
 
 
 def _install():
@@ -262,51 +262,20 @@ def _install():
     sys.meta_path.insert(0, EmbeddedImporter())
 
 
-def _gives_weights(args):
-    """Whether the options name --weights themselves (argparse also takes a prefix: --wei)."""
-    for a in args:
-        if a == "--":
-            break
-        key = a.split("=", 1)[0]
-        if len(key) >= 3 and "--weights".startswith(key):
-            return True
-    return False
-
-
-def _weights_args(args):
-    """The options with --weights <temporary file holding the embedded weights> in front."""
-    if _WEIGHTS_B64 is None or _gives_weights(args):
-        return args
-    import atexit
+def _weights():
+    """The bytes of the embedded weights file, or None: handed to the bot as they are."""
+    if _WEIGHTS_B64 is None:
+        return None
     import base64
-    import os
-    import tempfile
 
-    def remove(path):
-        try:
-            os.unlink(path)
-        except OSError:
-            pass
-
-    suffix = os.path.splitext(_WEIGHTS_NAME or "")[1]
-    try:
-        fd, path = tempfile.mkstemp(prefix="tw_rl-weights-", suffix=suffix)
-        atexit.register(remove, path)
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(base64.b64decode(_WEIGHTS_B64))
-    except OSError as e:
-        sys.stderr.write(f"submission: cannot write the embedded weights ({{e}}); playing without them\\n")
-        sys.stderr.flush()
-        return args
-    return ["--weights", path] + list(args)
+    return base64.b64decode(_WEIGHTS_B64)
 
 
 def _main():
-    import runpy
-
     _install()
-    sys.argv = [sys.argv[0]] + _weights_args(sys.argv[1:])
-    runpy.run_module("tw_rl.codecup", run_name="__main__", alter_sys=True)
+    from tw_rl.codecup.__main__ import main
+
+    sys.exit(main(sys.argv[1:], embedded_weights=_weights()))
 '''
 
 
