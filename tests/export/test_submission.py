@@ -55,13 +55,33 @@ runpy.run_path(sys.argv[0], run_name="__main__")
 )
 
 
+# Put after BLOCK_AND_RECORD: refuses every file opened for writing (PermissionError, as on a
+# read-only file system) and lists the paths it refused in denied.txt of the cwd at exit
+# (before modules.txt is written: atexit runs the last registered first).
+DENY_WRITES = """\
+import os
+denied = []
+def deny(event, args):
+    if event == "open" and denied is not None:
+        path, mode, flags = args
+        writes = isinstance(mode, str) and any(c in mode for c in "wax+")
+        if writes or isinstance(flags, int) and flags & (os.O_WRONLY | os.O_RDWR | os.O_CREAT):
+            denied.append(str(path))
+            raise PermissionError(13, "writing is denied here", path)
+sys.addaudithook(deny)
+def allow_and_list():
+    global denied
+    refused, denied = denied, None
+    with open("denied.txt", "w") as f:
+        f.writelines(p + "\\n" for p in refused)
+atexit.register(allow_and_list)
+"""
+
 # A driver for a fixed search: loads a submission file without running it, installs its
 # importer, fixes the bot's search at SIMS simulations per move (the moves no longer depend on
 # the clock, so they are the same on every machine), then runs the file's own _main (weights
 # hand-over and all) with the options given. numpy, torch and an outside tw_rl are blocked.
-FIXED_SEARCH = (
-    BLOCK_AND_RECORD
-    + """\
+FIXED_SEARCH = """\
 g = runpy.run_path(sys.argv[1], run_name="not_main")
 g["_install"]()
 import tw_rl.codecup.players as players
@@ -73,7 +93,6 @@ players.BotPlayer.__init__ = fixed
 sys.argv = sys.argv[1:]
 g["_main"]()
 """
-)
 SIMS = 256
 
 
@@ -235,46 +254,82 @@ def test_full_game_in_a_fresh_isolated_interpreter(built, tmp_path, colour):
 NET_START = ("D4", "H8")
 
 
-def first_move_of(info, tmp_path, *options: str) -> tuple[str, set[str]]:
+def first_move_of(info, tmp_path, *options: str, read_only: bool = False) -> tuple[str, set[str]]:
     """(red's first move after the starts of NET_START, modules loaded) of a submission file,
-    run isolated with the search fixed at SIMS simulations."""
-    folder = tmp_path / info.path.stem
+    run isolated with the search fixed at SIMS simulations.  ``read_only``: with TMPDIR naming a
+    folder that does not exist and every write refused (DENY_WRITES); none may be tried."""
+    folder = tmp_path / f"{info.path.stem}-{len(list(tmp_path.iterdir()))}"
     folder.mkdir()
     shutil.copyfile(info.path, folder / "submission.py")
+    driver = BLOCK_AND_RECORD + (DENY_WRITES if read_only else "") + FIXED_SEARCH
+    env = {**os.environ, "TMPDIR": str(folder / "missing")} if read_only else None
     done = subprocess.run(
-        [
-            sys.executable,
-            "-I",
-            "-S",
-            "-c",
-            FIXED_SEARCH.replace("SIMS", str(SIMS)),
-            "submission.py",
-            *options,
-        ],
+        [sys.executable, "-I", "-S", "-c", driver.replace("SIMS", str(SIMS)), "submission.py", *options],
         input="\n".join([*NET_START, "Start", "Quit"]) + "\n",
         capture_output=True,
         text=True,
         cwd=folder,
+        env=env,
         timeout=120,
     )
     assert done.returncode == 0 and done.stderr == "", done.stderr
+    if read_only:
+        assert (folder / "denied.txt").read_text() == "", "the submission tried to write a file"
     loaded = {line.split(" ", 1)[0] for line in (folder / "modules.txt").read_text().splitlines()}
     return done.stdout.strip(), loaded
 
 
-def test_the_embedded_network_decides_the_move(built, plain, tmp_path):
-    """A submission built with weights plays the network's move; one without plays the
-    territory evaluator's; on this position (NET_START, red to move, 256 simulations) the two
-    differ. A submission that dropped its weights would play the plain move."""
+@pytest.fixture(scope="module")
+def expected_moves() -> tuple[str, str]:
+    """(the move of the bot with the shipped student loaded from its file, the move of the bot
+    without a network) on NET_START at SIMS simulations; the position tells the two apart."""
     start = Position.start(B6, B6.parse(NET_START[0]), B6.parse(NET_START[1]))
     with_net = BotPlayer(evaluator=make_evaluator(default_weights(6), board_size=6), max_sims=SIMS)
     expected_net = B6.name(with_net.choose(start.copy()))
     expected_plain = B6.name(BotPlayer(max_sims=SIMS).choose(start.copy()))
     assert expected_net != expected_plain, "the position must tell the two bots apart"
+    return expected_net, expected_plain
+
+
+def test_the_embedded_network_decides_the_move(built, plain, expected_moves, tmp_path):
+    """A submission built with weights plays the network's move; one without plays the
+    territory evaluator's; on this position (NET_START, red to move, 256 simulations) the two
+    differ. A submission that dropped its weights would play the plain move."""
     net_move, net_loaded = first_move_of(built, tmp_path)
     plain_move, _ = first_move_of(plain, tmp_path)
-    assert (net_move, plain_move) == (expected_net, expected_plain)
+    assert (net_move, plain_move) == expected_moves
     assert "tw_rl.codecup.network" in net_loaded
+
+
+def test_the_submission_plays_its_network_where_nothing_can_be_written(built, expected_moves, tmp_path):
+    """TMPDIR names a folder that does not exist and every file opened for writing is refused:
+    the submission writes nothing, says nothing on stderr and still plays the network's move
+    (the weights go to the bot as bytes; a temporary file would have cost it its network)."""
+    net_move, loaded = first_move_of(built, tmp_path, read_only=True)
+    assert net_move == expected_moves[0]
+    assert "tw_rl.codecup.network" in loaded
+
+
+def test_the_command_line_weights_win_over_the_embedded_ones(built, expected_moves, tmp_path):
+    """--no-weights plays without the network; --weights FILE (or its prefix --wei=FILE) is the
+    file read, here a damaged one, refused in one line with exit 2."""
+    assert first_move_of(built, tmp_path, "--no-weights")[0] == expected_moves[1]
+    good = Path(default_weights(6)).read_bytes()
+    (tmp_path / "bad.twnet").write_bytes(good[:-1] + bytes([good[-1] ^ 1]))
+    shutil.copyfile(built.path, tmp_path / "submission.py")
+    for option in (["--weights", "bad.twnet"], ["--wei=bad.twnet"]):
+        done = subprocess.run(
+            [sys.executable, "-I", "-S", "submission.py", *option],
+            input="Quit\n",
+            capture_output=True,
+            text=True,
+            cwd=tmp_path,
+            timeout=60,
+        )
+        assert (done.returncode, done.stdout) == (2, "")
+        assert done.stderr.splitlines() == [
+            "tw_rl.codecup: weights file bad.twnet: checksum mismatch (the file is damaged)"
+        ]
 
 
 def test_cli_export_check_and_bad_weights(tmp_path, capsys, monkeypatch):
@@ -332,17 +387,11 @@ def test_weights_are_embedded_and_handed_over(tmp_path):
         if isinstance(node, ast.Assign) and getattr(node.targets[0], "id", None) == "_WEIGHTS_B64"
     )
     assert base64.b64decode(blob) == data
-    # the bootstrap hands them over as --weights <temporary file with those bytes>
+    # the bootstrap hands the bot these very bytes (no file); a submission without weights, None
     g = _globals(info.path)
-    assert g["_WEIGHTS_NAME"] == "net.bin"
-    args = g["_weights_args"](["--time", "3"])
-    assert args[0] == "--weights" and args[2:] == ["--time", "3"] and args[1].endswith(".bin")
-    try:
-        assert Path(args[1]).read_bytes() == data
-    finally:
-        os.unlink(args[1])
-    assert g["_weights_args"](["--weights", "mine.bin"]) == ["--weights", "mine.bin"]
-    assert g["_weights_args"](["--wei=mine.bin"]) == ["--wei=mine.bin"]
+    assert g["_WEIGHTS_NAME"] == "net.bin" and g["_weights"]() == data
+    plain = submission.build_submission(out=tmp_path / "plain.py")
+    assert _globals(plain.path)["_weights"]() is None
 
 
 def with_header(data: bytes, **changes) -> bytes:
