@@ -269,6 +269,52 @@ def test_the_bot_searches_with_the_shipped_student_unless_told_otherwise(tmp_pat
     assert proc.returncode == 2 and "not allowed with argument" in err and len(err.splitlines()) == 1
 
 
+def test_weights_handed_over_as_bytes(tmp_path, capsys):
+    """The bytes of a weights file (a submission's embedded copy) make the same evaluator as its
+    path, with the same checks; they stand in for the shipped student, and --weights FILE and
+    --no-weights still win."""
+    from tw_rl.codecup.__main__ import _parser, bot_evaluator, main
+    from tw_rl.codecup.network import NetworkEvaluator
+    from tw_rl.codecup.weights import WeightsError, load_weights
+
+    path = default_weights(6)
+    with open(path, "rb") as handle:
+        data = handle.read()
+    pos = random_position(random.Random(5), 9)
+    from_file = make_evaluator(path, board_size=6)
+    from_bytes = make_evaluator(data, board_size=6)
+    assert isinstance(from_bytes, NetworkEvaluator) and from_bytes.path is None
+    assert from_bytes.evaluate(pos) == from_file.evaluate(pos)
+    assert load_weights(bytearray(data)).tensors == load_weights(path).tensors
+    # the same checks, the same message after the name
+    damaged = data[:-1] + bytes([data[-1] ^ 1])
+    (tmp_path / "damaged.twnet").write_bytes(damaged)
+    for source, name in (
+        (str(tmp_path / "damaged.twnet"), f"weights file {tmp_path}/damaged.twnet"),
+        (damaged, "the embedded weights"),
+    ):
+        with pytest.raises(WeightsError) as refused:
+            make_evaluator(source, board_size=6)
+        assert str(refused.value) == f"{name}: checksum mismatch (the file is damaged)"
+    with pytest.raises(WeightsError, match="^the embedded weights: the network was made for the size-6"):
+        make_evaluator(data, board_size=8)
+
+    def evaluator(*args, embedded=data):
+        return bot_evaluator(_parser().parse_args(list(args)), embedded)
+
+    assert evaluator().evaluate(pos) == from_file.evaluate(pos)
+    assert type(evaluator("--no-weights")) is TerritoryEvaluator
+    assert type(evaluator("--evaluator", "territory")) is TerritoryEvaluator
+    with pytest.raises(WeightsError, match="^weights file .*damaged.twnet: checksum mismatch"):
+        evaluator("--weights", str(tmp_path / "damaged.twnet"))  # the file, not the good bytes
+    # refused at start-up: one line, exit 2
+    assert main(["--time", "1"], embedded_weights=damaged) == 2
+    captured = capsys.readouterr()
+    assert captured.out == "" and captured.err.splitlines() == [
+        "tw_rl.codecup: the embedded weights: checksum mismatch (the file is damaged)"
+    ]
+
+
 def test_other_players_and_sizes_over_subprocess():
     for args in (
         ["--player", "greedy", "--seed", "2"],

@@ -303,16 +303,13 @@ def test_the_submission_embeds_the_network(tmp_path):
     info = build_submission(weights=path, out=tmp_path / "submission.py")
     assert "tw_rl.codecup.network" in info.modules and "tw_rl.codecup.weights" in info.modules
     assert info.weights == ("student.twnet", path.stat().st_size)
-    # The bootstrap hands the bot a file with these very weights: the same network outputs.
+    # The bootstrap hands the bot these very weights as bytes: the same network outputs.
     bootstrap = runpy.run_path(str(info.path), run_name="not_main")
-    args = bootstrap["_weights_args"]([])
-    try:
-        assert args[0] == "--weights" and Path(args[1]).read_bytes() == path.read_bytes()
-        position = Position.start(B6, *judge_start(B6, random.Random(2)))
-        handed = make_evaluator(args[1], board_size=6).evaluate(position)
-    finally:
-        Path(args[1]).unlink()
-    assert handed == make_evaluator(str(path), board_size=6).evaluate(position)
+    handed = bootstrap["_weights"]()
+    assert handed == path.read_bytes()
+    position = Position.start(B6, *judge_start(B6, random.Random(2)))
+    evaluation = make_evaluator(handed, board_size=6).evaluate(position)
+    assert evaluation == make_evaluator(str(path), board_size=6).evaluate(position)
 
 
 # ------------------------------------------------------------------ distillation
