@@ -22,8 +22,9 @@ A new evaluator is one class and one ``register_evaluator(name, factory)``: ``fa
 board_size) -> evaluator``, where ``weights`` is the weights file the bot was given (``--weights
 FILE``, else the student shipped for the board, ``weights.default_weights``; None with
 ``--no-weights`` or where none is shipped), or that file's bytes (the one-file submission hands
-over its embedded copy so, without writing a file; ``weights.load_weights`` reads either).  The bot's command line chooses one by name
-(``--evaluator NAME``; ``evaluator_named``).  Registered here:
+over its embedded copy so, without writing a file; ``weights.load_weights`` reads either).  The
+bot's command line chooses one by name (``--evaluator NAME``; ``evaluator_named``).  Registered
+here:
 
 - ``territory``: ``TerritoryEvaluator`` (no weights; see below);
 - ``network``: the student network of the weights file (``network.NetworkEvaluator``, a
