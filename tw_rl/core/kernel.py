@@ -1,0 +1,133 @@
+"""The compiled territory simulation: ``territory_kernel.c`` built on first use and called through
+ctypes, with the numpy simulation (``tw_rl.core.territory``) as the reference and the fallback.
+
+The source is compiled once per machine with the system's C compiler (``$CC``, else ``cc`` or
+``gcc``) into a cache folder (``$TW_RL_KERNEL_CACHE``, else ``~/.cache/tw_rl``), under a name
+that carries a hash of the source and the flags, written to a temporary file and renamed into
+place so that concurrent processes never load a half-written library. Without a compiler, or
+when the build fails, every caller gets the numpy path; nothing is needed at install time.
+
+``TW_RL_KERNEL`` chooses: ``auto`` (default: compiled when it builds, else numpy), ``numpy``
+(always the reference) or ``c`` (the compiled one, an error when it cannot be built).
+"""
+
+from __future__ import annotations
+
+import ctypes
+import functools
+import hashlib
+import os
+import shutil
+import subprocess
+import tempfile
+from pathlib import Path
+
+import numpy as np
+
+from tw_rl.core.hexgrid import HexGrid
+
+SOURCE = Path(__file__).with_name("territory_kernel.c")
+FLAGS = ("-O2", "-shared", "-fPIC", "-std=c99")
+CHOICES = ("auto", "numpy", "c")
+
+
+class KernelUnavailable(RuntimeError):
+    """TW_RL_KERNEL=c was asked for and the compiled kernel cannot be built or loaded."""
+
+
+def choice() -> str:
+    """The engine TW_RL_KERNEL asks for (``auto`` when unset)."""
+    value = os.environ.get("TW_RL_KERNEL", "auto").strip().lower() or "auto"
+    if value not in CHOICES:
+        raise ValueError(f"TW_RL_KERNEL must be one of {CHOICES}, got {value!r}")
+    return value
+
+
+def _compiler() -> str | None:
+    for name in (os.environ.get("CC"), "cc", "gcc"):
+        if name and shutil.which(name):
+            return name
+    return None
+
+
+def _cache_dir() -> Path:
+    folder = os.environ.get("TW_RL_KERNEL_CACHE")
+    return Path(folder) if folder else Path.home() / ".cache" / "tw_rl"
+
+
+@functools.cache
+def _build() -> tuple[ctypes.CDLL | None, str]:
+    """(library, "") once built and loaded, else (None, why not)."""
+    compiler = _compiler()
+    if compiler is None:
+        return None, "no C compiler on the PATH (set CC, or install cc / gcc)"
+    source = SOURCE.read_bytes()
+    tag = hashlib.sha256(source + " ".join(FLAGS).encode()).hexdigest()[:16]
+    folder = _cache_dir()
+    target = folder / f"territory-{tag}.so"
+    try:
+        if not target.exists():
+            folder.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(suffix=".so", dir=folder)
+            os.close(fd)
+            try:
+                done = subprocess.run(
+                    [compiler, *FLAGS, str(SOURCE), "-o", tmp],
+                    capture_output=True,
+                    text=True,
+                    timeout=120,
+                    check=False,
+                )
+                if done.returncode != 0:
+                    first = (done.stderr.strip().splitlines() or ["no message"])[0]
+                    return None, f"{compiler} failed on {SOURCE.name}: {first}"
+                os.replace(tmp, target)
+            finally:
+                if os.path.exists(tmp):
+                    os.unlink(tmp)
+        library = ctypes.CDLL(str(target))
+    except (OSError, subprocess.SubprocessError) as err:
+        return None, f"could not build or load {target}: {err}"
+    function = library.tw_territory
+    function.restype = ctypes.c_int
+    function.argtypes = [ctypes.c_int, ctypes.c_int] + [ctypes.c_void_p] * 4
+    return library, ""
+
+
+def compiled_available() -> bool:
+    """Whether the compiled kernel builds and loads on this machine (builds it if needed)."""
+    return _build()[0] is not None
+
+
+def use_compiled() -> bool:
+    """Whether ``simulate_territory`` takes the compiled path now (TW_RL_KERNEL and the build)."""
+    wanted = choice()
+    if wanted == "numpy":
+        return False
+    library, why = _build()
+    if library is None and wanted == "c":
+        raise KernelUnavailable(f"TW_RL_KERNEL=c but the compiled territory kernel is unavailable: {why}")
+    return library is not None
+
+
+@functools.cache
+def _neighbours(grid: HexGrid) -> np.ndarray:
+    return np.ascontiguousarray(grid.neighbours, dtype=np.int32)
+
+
+def compiled_territory(grid: HexGrid, owner: np.ndarray, height: np.ndarray) -> np.ndarray:
+    """[B, 2, N] bool: red's and white's simulated territory, by the compiled kernel."""
+    library, why = _build()
+    if library is None:
+        raise KernelUnavailable(f"the compiled territory kernel is unavailable: {why}")
+    owner = np.ascontiguousarray(owner, dtype=np.int8)
+    height = np.ascontiguousarray(height, dtype=np.int8)
+    batch, num = owner.shape
+    out = np.empty((batch, 2, num), dtype=np.uint8)
+    nb = _neighbours(grid)
+    code = library.tw_territory(
+        batch, num, nb.ctypes.data, owner.ctypes.data, height.ctypes.data, out.ctypes.data
+    )
+    if code != 0:
+        raise ValueError(f"the compiled kernel takes boards of at most 331 cells, got {num}")
+    return out.view(bool)
