@@ -90,7 +90,7 @@ def _build() -> tuple[ctypes.CDLL | None, str]:
         return None, f"could not build or load {target}: {err}"
     function = library.tw_territory
     function.restype = ctypes.c_int
-    function.argtypes = [ctypes.c_int] * 3 + [ctypes.c_void_p] * 6
+    function.argtypes = [ctypes.c_int] * 2 + [ctypes.c_void_p] * 5
     return library, ""
 
 
@@ -111,15 +111,14 @@ def use_compiled() -> bool:
 
 
 @functools.cache
-def _tables(grid: HexGrid) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The kernel's geometry: neighbours [N, 6], rays [N, 6, width-1] (-1 past the edge) and,
-    per direction, the cells in the order of their distance to the edge along it [6, N]."""
+def _tables(grid: HexGrid) -> tuple[np.ndarray, np.ndarray]:
+    """The kernel's geometry: neighbours [N, 6] (N past the edge) and, per direction, the cells
+    in the order of their distance to the edge along it [6, N] (a cell after its neighbour)."""
     num = grid.num_cells
-    neighbours = np.ascontiguousarray(grid.neighbours, dtype=np.int32)
-    rays = np.ascontiguousarray(np.where(grid.rays == num, -1, grid.rays), dtype=np.int32)
+    neighbours = np.ascontiguousarray(np.where(grid.neighbours < 0, num, grid.neighbours), dtype=np.int32)
     reach = (grid.rays < num).sum(axis=2)  # [N, 6] cells on each ray
     order = np.ascontiguousarray(np.argsort(reach.T, axis=1, kind="stable"), dtype=np.int32)
-    return neighbours, rays, order
+    return neighbours, order
 
 
 def compiled_territory(grid: HexGrid, owner: np.ndarray, height: np.ndarray) -> np.ndarray:
@@ -131,13 +130,11 @@ def compiled_territory(grid: HexGrid, owner: np.ndarray, height: np.ndarray) -> 
     height = np.ascontiguousarray(height, dtype=np.int8)
     batch, num = owner.shape
     out = np.empty((batch, 2, num), dtype=np.uint8)
-    neighbours, rays, order = _tables(grid)
+    neighbours, order = _tables(grid)
     code = library.tw_territory(
         batch,
         num,
-        rays.shape[2],
         neighbours.ctypes.data,
-        rays.ctypes.data,
         order.ctypes.data,
         owner.ctypes.data,
         height.ctypes.data,
