@@ -25,6 +25,7 @@
 #define MAX_CELLS 331 /* the 11-board */
 
 typedef uint64_t word;
+#define ZERO ((word){0})
 
 struct planes {
     word f[MAX_CELLS + 1], s[MAX_CELLS + 1], x[MAX_CELLS + 1]; /* the last cell: off the board */
@@ -53,8 +54,8 @@ static void look(int n, const int32_t *nb, const int32_t *order, const struct pl
     memset(v->s2, 0, sizeof(word) * n);
     for (int c = 0; c < n; c++)
         v->empty[c] = ~(p->f[c] | p->s[c] | p->x[c]);
-    v->empty[n] = 0;
-    v->vf[n] = v->vs[n] = 0;
+    v->empty[n] = ZERO;
+    v->vf[n] = v->vs[n] = ZERO;
     for (int d = 0; d < 6; d++) {
         const int32_t *ord = order + d * n;
         for (int i = 0; i < n; i++) {
@@ -85,7 +86,7 @@ static void fill(int n, const int32_t *nb, const int32_t *order, struct planes *
     word *mine = second ? p->s : p->f, *theirs = second ? p->f : p->s;
     for (;;) {
         look(n, nb, order, p, v);
-        word any = 0;
+        word any = ZERO;
         for (int c = 0; c < n; c++) {
             word take = greater(m0[c], m1[c], m2[c], p->h0[c], p->h1[c], p->h2[c]) &
                         ~greater(o0[c], o1[c], o2[c], m0[c], m1[c], m2[c]) & ~mine[c];
