@@ -88,9 +88,10 @@ def _build() -> tuple[ctypes.CDLL | None, str]:
         library = ctypes.CDLL(str(target))
     except (OSError, subprocess.SubprocessError) as err:
         return None, f"could not build or load {target}: {err}"
-    function = library.tw_territory
-    function.restype = ctypes.c_int
-    function.argtypes = [ctypes.c_int] * 2 + [ctypes.c_void_p] * 5
+    for name, pointers in (("tw_territory", 5), ("tw_sight", 4)):
+        function = getattr(library, name)
+        function.restype = ctypes.c_int
+        function.argtypes = [ctypes.c_int] * 2 + [ctypes.c_void_p] * pointers
     return library, ""
 
 
@@ -121,25 +122,39 @@ def _tables(grid: HexGrid) -> tuple[np.ndarray, np.ndarray]:
     return neighbours, order
 
 
-def compiled_territory(grid: HexGrid, owner: np.ndarray, height: np.ndarray) -> np.ndarray:
-    """[B, 2, N] bool: red's and white's simulated territory, by the compiled kernel."""
+def _library() -> ctypes.CDLL:
     library, why = _build()
     if library is None:
         raise KernelUnavailable(f"the compiled territory kernel is unavailable: {why}")
+    return library
+
+
+def _check(code: int, num: int) -> None:
+    if code == -1:
+        raise ValueError(f"the compiled kernel takes boards of 1 to 331 cells, got {num}")
+    if code != 0:
+        raise MemoryError("the compiled kernel could not allocate its work space")
+
+
+def compiled_territory(grid: HexGrid, owner: np.ndarray, height: np.ndarray) -> np.ndarray:
+    """[B, 2, N] bool: red's and white's simulated territory, by the compiled kernel."""
+    library = _library()
     owner = np.ascontiguousarray(owner, dtype=np.int8)
     height = np.ascontiguousarray(height, dtype=np.int8)
     batch, num = owner.shape
     out = np.empty((batch, 2, num), dtype=np.uint8)
     neighbours, order = _tables(grid)
-    code = library.tw_territory(
-        batch,
-        num,
-        neighbours.ctypes.data,
-        order.ctypes.data,
-        owner.ctypes.data,
-        height.ctypes.data,
-        out.ctypes.data,
-    )
-    if code != 0:
-        raise ValueError(f"the compiled kernel takes boards of at most 331 cells, got {num}")
+    pointers = (neighbours, order, owner, height, out)
+    _check(library.tw_territory(batch, num, *(a.ctypes.data for a in pointers)), num)
     return out.view(bool)
+
+
+def compiled_sight(grid: HexGrid, owner: np.ndarray) -> np.ndarray:
+    """[B, 2, N] int8: the red and white stacks every cell sees, by the compiled kernel."""
+    library = _library()
+    owner = np.ascontiguousarray(owner, dtype=np.int8)
+    batch, num = owner.shape
+    out = np.empty((batch, 2, num), dtype=np.int8)
+    neighbours, order = _tables(grid)
+    _check(library.tw_sight(batch, num, *(a.ctypes.data for a in (neighbours, order, owner, out))), num)
+    return out

@@ -16,6 +16,7 @@
  * filler's only set the heights the second must beat, so they are applied once at the end of
  * the first fill (a reinforcement that was ever legal stays legal, up to the final sight). */
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define EMPTY 0
@@ -34,7 +35,7 @@ struct planes {
 
 struct sight {
     word f0[MAX_CELLS], f1[MAX_CELLS], f2[MAX_CELLS], s0[MAX_CELLS], s1[MAX_CELLS], s2[MAX_CELLS];
-    word vf[MAX_CELLS + 1], vs[MAX_CELLS + 1], empty[MAX_CELLS + 1];
+    word vf[6][MAX_CELLS + 1], vs[6][MAX_CELLS + 1], empty[MAX_CELLS + 1];
 };
 
 /* a > b for counts held in three bit planes */
@@ -43,49 +44,55 @@ static inline word greater(word a0, word a1, word a2, word b0, word b1, word b2)
     return (a2 & ~b2) | (~(a2 ^ b2) & ((a1 & ~b1) | (~(a1 ^ b1) & a0 & ~b0)));
 }
 
-/* nb: [n, 6] neighbours with n for off the board; order: [6, n] */
+/* The three bit planes of a0 + ... + a5 (one-bit counts): two full adders and a two-bit sum. */
+static inline void add6(word a0, word a1, word a2, word a3, word a4, word a5, word *b0, word *b1, word *b2)
+{
+    word t = a0 ^ a1, u = a3 ^ a4;
+    word s1 = t ^ a2, k1 = (a0 & a1) | (t & a2);
+    word s2 = u ^ a5, k2 = (a3 & a4) | (u & a5);
+    word k3 = s1 & s2;
+    t = k1 ^ k2;
+    *b0 = s1 ^ s2;
+    *b1 = t ^ k3;
+    *b2 = (k1 & k2) | (k3 & t);
+}
+
+/* Every cell's sight of F and of S. nb: [n, 6] neighbours with n for off the board; order:
+ * [6, n]. The view along d of a cell is what its neighbour z along d holds, or through an empty
+ * z, z's own view along d (computed before it: the order puts z first). */
 static void look(int n, const int32_t *nb, const int32_t *order, const struct planes *p, struct sight *v)
 {
-    memset(v->f0, 0, sizeof(word) * n);
-    memset(v->f1, 0, sizeof(word) * n);
-    memset(v->f2, 0, sizeof(word) * n);
-    memset(v->s0, 0, sizeof(word) * n);
-    memset(v->s1, 0, sizeof(word) * n);
-    memset(v->s2, 0, sizeof(word) * n);
     for (int c = 0; c < n; c++)
         v->empty[c] = ~(p->f[c] | p->s[c] | p->x[c]);
     v->empty[n] = ZERO;
-    v->vf[n] = v->vs[n] = ZERO;
     for (int d = 0; d < 6; d++) {
         const int32_t *ord = order + d * n;
+        word *vf = v->vf[d], *vs = v->vs[d];
+        vf[n] = vs[n] = ZERO;
         for (int i = 0; i < n; i++) {
             int c = ord[i];
             int z = nb[c * 6 + d];
             word e = v->empty[z];
-            word a = p->f[z] | (e & v->vf[z]);
-            word b = p->s[z] | (e & v->vs[z]);
-            v->vf[c] = a;
-            v->vs[c] = b;
-            word t = v->f0[c] & a; /* add one bit to the three-plane counters */
-            v->f0[c] ^= a;
-            v->f2[c] |= v->f1[c] & t;
-            v->f1[c] ^= t;
-            t = v->s0[c] & b;
-            v->s0[c] ^= b;
-            v->s2[c] |= v->s1[c] & t;
-            v->s1[c] ^= t;
+            vf[c] = p->f[z] | (e & vf[z]);
+            vs[c] = p->s[z] | (e & vs[z]);
         }
+    }
+    for (int c = 0; c < n; c++) {
+        add6(v->vf[0][c], v->vf[1][c], v->vf[2][c], v->vf[3][c], v->vf[4][c], v->vf[5][c], &v->f0[c], &v->f1[c],
+             &v->f2[c]);
+        add6(v->vs[0][c], v->vs[1][c], v->vs[2][c], v->vs[3][c], v->vs[4][c], v->vs[5][c], &v->s0[c], &v->s1[c],
+             &v->s2[c]);
     }
 }
 
-/* One fill: the first filler (second = 0) or the second (1) takes cells until it has none. */
+/* One fill: the first filler (second = 0) or the second (1) takes cells until it has none.
+ * ``v`` holds the sight of the position on entry, and on return that of the final position. */
 static void fill(int n, const int32_t *nb, const int32_t *order, struct planes *p, struct sight *v, int second)
 {
     const word *m0 = second ? v->s0 : v->f0, *m1 = second ? v->s1 : v->f1, *m2 = second ? v->s2 : v->f2;
     const word *o0 = second ? v->f0 : v->s0, *o1 = second ? v->f1 : v->s1, *o2 = second ? v->f2 : v->s2;
     word *mine = second ? p->s : p->f, *theirs = second ? p->f : p->s;
     for (;;) {
-        look(n, nb, order, p, v);
         word any = ZERO;
         for (int c = 0; c < n; c++) {
             word take = greater(m0[c], m1[c], m2[c], p->h0[c], p->h1[c], p->h2[c]) &
@@ -100,6 +107,7 @@ static void fill(int n, const int32_t *nb, const int32_t *order, struct planes *
         }
         if (!any)
             break;
+        look(n, nb, order, p, v);
     }
     if (second)
         return;
@@ -112,47 +120,110 @@ static void fill(int n, const int32_t *nb, const int32_t *order, struct planes *
     }
 }
 
-/* owner, height: [batch, n] int8; nb: [n, 6] neighbours (n: off the board); order: [6, n], per
- * direction the cells nearest the edge along it first; out: [batch, 2, n] uint8, red's
- * territory then white's. Returns 0, or -1 for a board size it cannot hold. */
-int tw_territory(int batch, int n, const int32_t *nb, const int32_t *order, const int8_t *owner,
-                 const int8_t *height, uint8_t *out)
+/* Boards g .. g + lanes - 1 of owner / height ([batch, n] int8) into bit planes: red's stacks in
+ * f, white's in s, the neutral ones in x, the heights (7 for any no sight can beat) in h0..h2. */
+static void load(int n, int g, int lanes, const int8_t *owner, const int8_t *height, struct planes *p)
 {
-    struct planes start, p; /* on the stack (about 56 KB): callers may run in several threads */
-    struct sight v;
-    word red[MAX_CELLS], white[MAX_CELLS];
-    if (n > MAX_CELLS || n < 1)
-        return -1;
-    for (int g = 0; g < batch; g += 64) {
-        int lanes = batch - g < 64 ? batch - g : 64;
-        memset(&start, 0, sizeof start);
-        memset(red, 0, sizeof(word) * n);
-        memset(white, 0, sizeof(word) * n);
-        for (int j = 0; j < lanes; j++) {
-            const int8_t *own = owner + (size_t)(g + j) * n, *hgt = height + (size_t)(g + j) * n;
-            word bit = (word)1 << j;
-            for (int c = 0; c < n; c++) {
-                int h = hgt[c] < 7 ? hgt[c] : 7; /* 7 stands for any height no sight can beat */
-                red[c] |= own[c] == RED ? bit : 0;
-                white[c] |= own[c] == WHITE ? bit : 0;
-                start.x[c] |= own[c] == NEUTRAL ? bit : 0;
-                start.h0[c] |= h & 1 ? bit : 0;
-                start.h1[c] |= h & 2 ? bit : 0;
-                start.h2[c] |= h & 4 ? bit : 0;
-            }
-        }
-        for (int target = RED; target <= WHITE; target++) {
-            p = start;
-            memcpy(p.f, target == RED ? white : red, sizeof(word) * n); /* the opponent fills first */
-            memcpy(p.s, target == RED ? red : white, sizeof(word) * n);
-            fill(n, nb, order, &p, &v, 0);
-            fill(n, nb, order, &p, &v, 1);
-            for (int j = 0; j < lanes; j++) {
-                uint8_t *row = out + ((size_t)(g + j) * 2 + (target - 1)) * n;
-                for (int c = 0; c < n; c++)
-                    row[c] = (uint8_t)((p.s[c] >> j) & 1);
+    memset(p, 0, sizeof *p);
+    for (int j = 0; j < lanes; j++) {
+        const int8_t *own = owner + (size_t)(g + j) * n;
+        const int8_t *hgt = height ? height + (size_t)(g + j) * n : 0;
+        word bit = (word)1 << j;
+        for (int c = 0; c < n; c++) {
+            p->f[c] |= own[c] == RED ? bit : 0;
+            p->s[c] |= own[c] == WHITE ? bit : 0;
+            p->x[c] |= own[c] == NEUTRAL ? bit : 0;
+            if (hgt) {
+                int h = hgt[c] < 7 ? hgt[c] : 7;
+                p->h0[c] |= h & 1 ? bit : 0;
+                p->h1[c] |= h & 2 ? bit : 0;
+                p->h2[c] |= h & 4 ? bit : 0;
             }
         }
     }
+}
+
+static void swap(word *a, word *b, int n)
+{
+    for (int c = 0; c < n; c++) {
+        word t = a[c];
+        a[c] = b[c];
+        b[c] = t;
+    }
+}
+
+struct work { /* per call, not static: callers may run in several threads */
+    struct planes start, p;
+    struct sight v, v0;
+};
+
+/* owner, height: [batch, n] int8; nb: [n, 6] neighbours (n: off the board); order: [6, n], per
+ * direction the cells nearest the edge along it first; out: [batch, 2, n] uint8, red's
+ * territory then white's. Returns 0, -1 for a board size it cannot hold, -2 out of memory. */
+int tw_territory(int batch, int n, const int32_t *nb, const int32_t *order, const int8_t *owner,
+                 const int8_t *height, uint8_t *out)
+{
+    if (n > MAX_CELLS || n < 1)
+        return -1;
+    struct work *w = malloc(sizeof *w);
+    if (!w)
+        return -2;
+    struct planes *start = &w->start, *p = &w->p;
+    struct sight *v = &w->v, *v0 = &w->v0;
+    for (int g = 0; g < batch; g += 64) {
+        int lanes = batch - g < 64 ? batch - g : 64;
+        load(n, g, lanes, owner, height, start); /* red in f, white in s */
+        look(n, nb, order, start, v0);
+        for (int target = RED; target <= WHITE; target++) {
+            /* The opponent fills first: for red's territory white is F, so the roles swap. */
+            *p = *start;
+            memcpy(v->f0, v0->f0, sizeof(word) * n);
+            memcpy(v->f1, v0->f1, sizeof(word) * n);
+            memcpy(v->f2, v0->f2, sizeof(word) * n);
+            memcpy(v->s0, v0->s0, sizeof(word) * n);
+            memcpy(v->s1, v0->s1, sizeof(word) * n);
+            memcpy(v->s2, v0->s2, sizeof(word) * n);
+            if (target == RED) {
+                swap(p->f, p->s, n);
+                swap(v->f0, v->s0, n);
+                swap(v->f1, v->s1, n);
+                swap(v->f2, v->s2, n);
+            }
+            fill(n, nb, order, p, v, 0);
+            fill(n, nb, order, p, v, 1);
+            for (int j = 0; j < lanes; j++) {
+                uint8_t *row = out + ((size_t)(g + j) * 2 + (target - 1)) * n;
+                for (int c = 0; c < n; c++)
+                    row[c] = (uint8_t)((p->s[c] >> j) & 1);
+            }
+        }
+    }
+    free(w);
+    return 0;
+}
+
+/* The sight of every board: out [batch, 2, n] int8, how many red (0) and white (1) stacks each
+ * cell sees (tw_rl.core.sight.compute_sight). Same tables and return codes as tw_territory. */
+int tw_sight(int batch, int n, const int32_t *nb, const int32_t *order, const int8_t *owner, int8_t *out)
+{
+    if (n > MAX_CELLS || n < 1)
+        return -1;
+    struct work *w = malloc(sizeof *w);
+    if (!w)
+        return -2;
+    for (int g = 0; g < batch; g += 64) {
+        int lanes = batch - g < 64 ? batch - g : 64;
+        load(n, g, lanes, owner, 0, &w->start);
+        look(n, nb, order, &w->start, &w->v);
+        const struct sight *v = &w->v;
+        for (int j = 0; j < lanes; j++) {
+            int8_t *red = out + (size_t)(g + j) * 2 * n, *white = red + n;
+            for (int c = 0; c < n; c++) {
+                red[c] = (int8_t)(((v->f0[c] >> j) & 1) | ((v->f1[c] >> j) & 1) << 1 | ((v->f2[c] >> j) & 1) << 2);
+                white[c] = (int8_t)(((v->s0[c] >> j) & 1) | ((v->s1[c] >> j) & 1) << 1 | ((v->s2[c] >> j) & 1) << 2);
+            }
+        }
+    }
+    free(w);
     return 0;
 }
