@@ -120,26 +120,63 @@ static void fill(int n, const int32_t *nb, const int32_t *order, struct planes *
     }
 }
 
-/* Boards g .. g + lanes - 1 of owner / height ([batch, n] int8) into bit planes: red's stacks in
- * f, white's in s, the neutral ones in x, the heights (7 for any no sight can beat) in h0..h2. */
-static void load(int n, int g, int lanes, const int8_t *owner, const int8_t *height, struct planes *p)
+/* Bit j of the result: the low bit of byte j of y (bytes 0 or 1). */
+static inline uint64_t gather8(uint64_t y)
 {
-    memset(p, 0, sizeof *p);
-    for (int j = 0; j < lanes; j++) {
-        const int8_t *own = owner + (size_t)(g + j) * n;
-        const int8_t *hgt = height ? height + (size_t)(g + j) * n : 0;
-        word bit = (word)1 << j;
-        for (int c = 0; c < n; c++) {
-            p->f[c] |= own[c] == RED ? bit : 0;
-            p->s[c] |= own[c] == WHITE ? bit : 0;
-            p->x[c] |= own[c] == NEUTRAL ? bit : 0;
-            if (hgt) {
-                int h = hgt[c] < 7 ? hgt[c] : 7;
-                p->h0[c] |= h & 1 ? bit : 0;
-                p->h1[c] |= h & 2 ? bit : 0;
-                p->h2[c] |= h & 4 ? bit : 0;
+    return (y * 0x0102040810204080ULL) >> 56;
+}
+
+/* Byte j of the result: bit j of b (0 or 1). */
+static inline uint64_t spread8(uint64_t b)
+{
+    uint64_t r = (b * 0x0101010101010101ULL) & 0x8040201008040201ULL;
+    return (((r + 0x7F7F7F7F7F7F7F7FULL) | r) & 0x8080808080808080ULL) >> 7;
+}
+
+static inline uint64_t bytes8(const int8_t *at)
+{
+    uint64_t y;
+    memcpy(&y, at, 8);
+    return y;
+}
+
+/* Lanes g .. g + 63 of the cell-major owner_t / height_t ([n, stride] int8, heights 0..7) into bit
+ * planes: red's stacks in f, white's in s, the neutral ones in x, the heights in h0..h2. Eight
+ * boards at a time: their eight bytes are one word, split into bits by shifts and masks. */
+static void load(int n, int g, int stride, const int8_t *owner_t, const int8_t *height_t, struct planes *p)
+{
+    const uint64_t ones = 0x0101010101010101ULL;
+    for (int c = 0; c < n; c++) {
+        word f = 0, s = 0, x = 0, h0 = 0, h1 = 0, h2 = 0;
+        for (int k = 0; k < 64; k += 8) {
+            uint64_t y = bytes8(owner_t + (size_t)c * stride + g + k);
+            uint64_t b0 = y & ones, b1 = (y >> 1) & ones; /* EMPTY 0, RED 1, WHITE 2, NEUTRAL 3 */
+            f |= gather8(b0 & ~b1) << k;
+            s |= gather8(b1 & ~b0) << k;
+            x |= gather8(b0 & b1) << k;
+            if (height_t) {
+                y = bytes8(height_t + (size_t)c * stride + g + k);
+                h0 |= gather8(y & ones) << k;
+                h1 |= gather8((y >> 1) & ones) << k;
+                h2 |= gather8((y >> 2) & ones) << k;
             }
         }
+        p->f[c] = f;
+        p->s[c] = s;
+        p->x[c] = x;
+        p->h0[c] = h0;
+        p->h1[c] = h1;
+        p->h2[c] = h2;
+    }
+    p->f[n] = p->s[n] = p->x[n] = ZERO; /* off the board: nothing there */
+}
+
+/* The count in planes a0..a2 for lanes g .. g + 63 as bytes of out (8 at a time). */
+static void store(word a0, word a1, word a2, uint8_t *out)
+{
+    for (int k = 0; k < 64; k += 8) {
+        uint64_t y = spread8((a0 >> k) & 0xFF) | spread8((a1 >> k) & 0xFF) << 1 | spread8((a2 >> k) & 0xFF) << 2;
+        memcpy(out + k, &y, 8);
     }
 }
 
@@ -157,22 +194,23 @@ struct work { /* per call, not static: callers may run in several threads */
     struct sight v, v0;
 };
 
-/* owner, height: [batch, n] int8; nb: [n, 6] neighbours (n: off the board); order: [6, n], per
- * direction the cells nearest the edge along it first; out: [batch, 2, n] uint8, red's
- * territory then white's. Returns 0, -1 for a board size it cannot hold, -2 out of memory. */
-int tw_territory(int batch, int n, const int32_t *nb, const int32_t *order, const int8_t *owner,
-                 const int8_t *height, uint8_t *out)
+/* owner_t, height_t: [n, stride] int8, the boards cell-major (stride: the batch padded to a
+ * multiple of 64, padding boards empty; heights clamped to 7, which no sight beats); nb: [n, 6]
+ * neighbours (n: off the board); order: [6, n], per direction the cells nearest the edge along
+ * it first; out: [2, n, stride] uint8, red's territory then white's. Returns 0, -1 for a board
+ * size it cannot hold, -2 out of memory. */
+int tw_territory(int stride, int n, const int32_t *nb, const int32_t *order, const int8_t *owner_t,
+                 const int8_t *height_t, uint8_t *out)
 {
-    if (n > MAX_CELLS || n < 1)
+    if (n > MAX_CELLS || n < 1 || stride % 64)
         return -1;
     struct work *w = malloc(sizeof *w);
     if (!w)
         return -2;
     struct planes *start = &w->start, *p = &w->p;
     struct sight *v = &w->v, *v0 = &w->v0;
-    for (int g = 0; g < batch; g += 64) {
-        int lanes = batch - g < 64 ? batch - g : 64;
-        load(n, g, lanes, owner, height, start); /* red in f, white in s */
+    for (int g = 0; g < stride; g += 64) {
+        load(n, g, stride, owner_t, height_t, start); /* red in f, white in s */
         look(n, nb, order, start, v0);
         for (int target = RED; target <= WHITE; target++) {
             /* The opponent fills first: for red's territory white is F, so the roles swap. */
@@ -191,37 +229,32 @@ int tw_territory(int batch, int n, const int32_t *nb, const int32_t *order, cons
             }
             fill(n, nb, order, p, v, 0);
             fill(n, nb, order, p, v, 1);
-            for (int j = 0; j < lanes; j++) {
-                uint8_t *row = out + ((size_t)(g + j) * 2 + (target - 1)) * n;
-                for (int c = 0; c < n; c++)
-                    row[c] = (uint8_t)((p->s[c] >> j) & 1);
-            }
+            uint8_t *plane = out + (size_t)(target - 1) * n * stride;
+            for (int c = 0; c < n; c++)
+                store(p->s[c], 0, 0, plane + (size_t)c * stride + g);
         }
     }
     free(w);
     return 0;
 }
 
-/* The sight of every board: out [batch, 2, n] int8, how many red (0) and white (1) stacks each
- * cell sees (tw_rl.core.sight.compute_sight). Same tables and return codes as tw_territory. */
-int tw_sight(int batch, int n, const int32_t *nb, const int32_t *order, const int8_t *owner, int8_t *out)
+/* The sight of every board: out [2, n, stride] int8, how many red (0) and white (1) stacks each
+ * cell sees (tw_rl.core.sight.compute_sight). Same layout and return codes as tw_territory. */
+int tw_sight(int stride, int n, const int32_t *nb, const int32_t *order, const int8_t *owner_t, int8_t *out)
 {
-    if (n > MAX_CELLS || n < 1)
+    if (n > MAX_CELLS || n < 1 || stride % 64)
         return -1;
     struct work *w = malloc(sizeof *w);
     if (!w)
         return -2;
-    for (int g = 0; g < batch; g += 64) {
-        int lanes = batch - g < 64 ? batch - g : 64;
-        load(n, g, lanes, owner, 0, &w->start);
+    uint8_t *red = (uint8_t *)out, *white = red + (size_t)n * stride;
+    for (int g = 0; g < stride; g += 64) {
+        load(n, g, stride, owner_t, 0, &w->start);
         look(n, nb, order, &w->start, &w->v);
         const struct sight *v = &w->v;
-        for (int j = 0; j < lanes; j++) {
-            int8_t *red = out + (size_t)(g + j) * 2 * n, *white = red + n;
-            for (int c = 0; c < n; c++) {
-                red[c] = (int8_t)(((v->f0[c] >> j) & 1) | ((v->f1[c] >> j) & 1) << 1 | ((v->f2[c] >> j) & 1) << 2);
-                white[c] = (int8_t)(((v->s0[c] >> j) & 1) | ((v->s1[c] >> j) & 1) << 1 | ((v->s2[c] >> j) & 1) << 2);
-            }
+        for (int c = 0; c < n; c++) {
+            store(v->f0[c], v->f1[c], v->f2[c], red + (size_t)c * stride + g);
+            store(v->s0[c], v->s1[c], v->s2[c], white + (size_t)c * stride + g);
         }
     }
     free(w);
