@@ -137,36 +137,25 @@ def _check(code: int, num: int) -> None:
         raise MemoryError("the compiled kernel could not allocate its work space")
 
 
-def _cell_major(rows: np.ndarray, top: int | None = None) -> np.ndarray:
-    """[N, B'] int8 copy of [B, N] rows, B' = B rounded up to 64 (empty boards), values <= top."""
-    batch, num = rows.shape
-    out = np.zeros((num, -(-batch // 64) * 64), dtype=np.int8)
-    if top is None:
-        out[:, :batch] = rows.T
-    else:
-        np.minimum(rows.T, top, out=out[:, :batch])
-    return out
-
-
 def compiled_territory(grid: HexGrid, owner: np.ndarray, height: np.ndarray) -> np.ndarray:
     """[B, 2, N] bool: red's and white's simulated territory, by the compiled kernel."""
     library = _library()
+    owner = np.ascontiguousarray(owner, dtype=np.int8)
+    height = np.ascontiguousarray(height, dtype=np.int8)
     batch, num = owner.shape
-    owner_t = _cell_major(owner)
-    height_t = _cell_major(height, top=7)  # no sight beats 7: the kernel keeps three bits
-    out = np.empty((2, num, owner_t.shape[1]), dtype=np.uint8)
+    out = np.empty((batch, 2, num), dtype=np.uint8)
     neighbours, order = _tables(grid)
-    pointers = (neighbours, order, owner_t, height_t, out)
-    _check(library.tw_territory(owner_t.shape[1], num, *(a.ctypes.data for a in pointers)), num)
-    return np.ascontiguousarray(out[:, :, :batch].transpose(2, 0, 1)).view(bool)
+    pointers = (neighbours, order, owner, height, out)
+    _check(library.tw_territory(batch, num, *(a.ctypes.data for a in pointers)), num)
+    return out.view(bool)
 
 
 def compiled_sight(grid: HexGrid, owner: np.ndarray) -> np.ndarray:
     """[B, 2, N] int8: the red and white stacks every cell sees, by the compiled kernel."""
     library = _library()
+    owner = np.ascontiguousarray(owner, dtype=np.int8)
     batch, num = owner.shape
-    owner_t = _cell_major(owner)
-    out = np.empty((2, num, owner_t.shape[1]), dtype=np.int8)
+    out = np.empty((batch, 2, num), dtype=np.int8)
     neighbours, order = _tables(grid)
-    _check(library.tw_sight(owner_t.shape[1], num, *(a.ctypes.data for a in (neighbours, order, owner_t, out))), num)
-    return np.ascontiguousarray(out[:, :, :batch].transpose(2, 0, 1))
+    _check(library.tw_sight(batch, num, *(a.ctypes.data for a in (neighbours, order, owner, out))), num)
+    return out

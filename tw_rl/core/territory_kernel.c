@@ -140,22 +140,22 @@ static inline uint64_t bytes8(const int8_t *at)
     return y;
 }
 
-/* Lanes g .. g + 63 of the cell-major owner_t / height_t ([n, stride] int8, heights 0..7) into bit
- * planes: red's stacks in f, white's in s, the neutral ones in x, the heights in h0..h2. Eight
- * boards at a time: their eight bytes are one word, split into bits by shifts and masks. */
-static void load(int n, int g, int stride, const int8_t *owner_t, const int8_t *height_t, struct planes *p)
+/* One block of 64 boards, cell-major ([n][64] bytes: owner_t, height_t with heights 0..7), into
+ * bit planes: red's stacks in f, white's in s, the neutral ones in x, the heights in h0..h2.
+ * Eight boards at a time: their eight bytes are one word, split into bits by shifts and masks. */
+static void load(int n, const int8_t (*owner_t)[64], const int8_t (*height_t)[64], struct planes *p)
 {
     const uint64_t ones = 0x0101010101010101ULL;
     for (int c = 0; c < n; c++) {
         word f = 0, s = 0, x = 0, h0 = 0, h1 = 0, h2 = 0;
         for (int k = 0; k < 64; k += 8) {
-            uint64_t y = bytes8(owner_t + (size_t)c * stride + g + k);
+            uint64_t y = bytes8(owner_t[c] + k);
             uint64_t b0 = y & ones, b1 = (y >> 1) & ones; /* EMPTY 0, RED 1, WHITE 2, NEUTRAL 3 */
             f |= gather8(b0 & ~b1) << k;
             s |= gather8(b1 & ~b0) << k;
             x |= gather8(b0 & b1) << k;
             if (height_t) {
-                y = bytes8(height_t + (size_t)c * stride + g + k);
+                y = bytes8(height_t[c] + k);
                 h0 |= gather8(y & ones) << k;
                 h1 |= gather8((y >> 1) & ones) << k;
                 h2 |= gather8((y >> 2) & ones) << k;
@@ -192,25 +192,52 @@ static void swap(word *a, word *b, int n)
 struct work { /* per call, not static: callers may run in several threads */
     struct planes start, p;
     struct sight v, v0;
+    int8_t owner_t[MAX_CELLS][64], height_t[MAX_CELLS][64]; /* a block of boards, cell-major */
+    uint8_t out_t[2][MAX_CELLS][64];
 };
 
-/* owner_t, height_t: [n, stride] int8, the boards cell-major (stride: the batch padded to a
- * multiple of 64, padding boards empty; heights clamped to 7, which no sight beats); nb: [n, 6]
- * neighbours (n: off the board); order: [6, n], per direction the cells nearest the edge along
- * it first; out: [2, n, stride] uint8, red's territory then white's. Returns 0, -1 for a board
- * size it cannot hold, -2 out of memory. */
-int tw_territory(int stride, int n, const int32_t *nb, const int32_t *order, const int8_t *owner_t,
-                 const int8_t *height_t, uint8_t *out)
+/* Boards g .. g + lanes - 1 of rows ([batch, n] int8) into block (cell-major, 64 lanes; the
+ * missing lanes empty), values above top clamped to top. */
+static void block_in(int n, int g, int lanes, const int8_t *rows, int top, int8_t (*block)[64])
 {
-    if (n > MAX_CELLS || n < 1 || stride % 64)
+    for (int c = 0; c < n; c++)
+        memset(block[c] + lanes, 0, 64 - lanes);
+    for (int j = 0; j < lanes; j++) {
+        const int8_t *row = rows + (size_t)(g + j) * n;
+        for (int c = 0; c < n; c++)
+            block[c][j] = row[c] < top ? row[c] : (int8_t)top;
+    }
+}
+
+/* The two cell-major planes of a block back to rows [batch, 2, n] for boards g .. g + lanes - 1. */
+static void block_out(int n, int g, int lanes, const uint8_t (*block)[MAX_CELLS][64], uint8_t *rows)
+{
+    for (int j = 0; j < lanes; j++) {
+        uint8_t *row = rows + (size_t)(g + j) * 2 * n;
+        for (int k = 0; k < 2; k++)
+            for (int c = 0; c < n; c++)
+                row[k * n + c] = block[k][c][j];
+    }
+}
+
+/* owner, height: [batch, n] int8; nb: [n, 6] neighbours (n: off the board); order: [6, n], per
+ * direction the cells nearest the edge along it first; out: [batch, 2, n] uint8, red's
+ * territory then white's. Returns 0, -1 for a board size it cannot hold, -2 out of memory. */
+int tw_territory(int batch, int n, const int32_t *nb, const int32_t *order, const int8_t *owner,
+                 const int8_t *height, uint8_t *out)
+{
+    if (n > MAX_CELLS || n < 1)
         return -1;
     struct work *w = malloc(sizeof *w);
     if (!w)
         return -2;
     struct planes *start = &w->start, *p = &w->p;
     struct sight *v = &w->v, *v0 = &w->v0;
-    for (int g = 0; g < stride; g += 64) {
-        load(n, g, stride, owner_t, height_t, start); /* red in f, white in s */
+    for (int g = 0; g < batch; g += 64) {
+        int lanes = batch - g < 64 ? batch - g : 64;
+        block_in(n, g, lanes, owner, NEUTRAL, w->owner_t);
+        block_in(n, g, lanes, height, 7, w->height_t); /* no sight beats 7: three bits suffice */
+        load(n, (const int8_t (*)[64])w->owner_t, (const int8_t (*)[64])w->height_t, start); /* red in f, white in s */
         look(n, nb, order, start, v0);
         for (int target = RED; target <= WHITE; target++) {
             /* The opponent fills first: for red's territory white is F, so the roles swap. */
@@ -229,33 +256,35 @@ int tw_territory(int stride, int n, const int32_t *nb, const int32_t *order, con
             }
             fill(n, nb, order, p, v, 0);
             fill(n, nb, order, p, v, 1);
-            uint8_t *plane = out + (size_t)(target - 1) * n * stride;
             for (int c = 0; c < n; c++)
-                store(p->s[c], 0, 0, plane + (size_t)c * stride + g);
+                store(p->s[c], 0, 0, w->out_t[target - 1][c]);
         }
+        block_out(n, g, lanes, (const uint8_t (*)[MAX_CELLS][64])w->out_t, out);
     }
     free(w);
     return 0;
 }
 
-/* The sight of every board: out [2, n, stride] int8, how many red (0) and white (1) stacks each
- * cell sees (tw_rl.core.sight.compute_sight). Same layout and return codes as tw_territory. */
-int tw_sight(int stride, int n, const int32_t *nb, const int32_t *order, const int8_t *owner_t, int8_t *out)
+/* The sight of every board: out [batch, 2, n] int8, how many red (0) and white (1) stacks each
+ * cell sees (tw_rl.core.sight.compute_sight). Same tables and return codes as tw_territory. */
+int tw_sight(int batch, int n, const int32_t *nb, const int32_t *order, const int8_t *owner, int8_t *out)
 {
-    if (n > MAX_CELLS || n < 1 || stride % 64)
+    if (n > MAX_CELLS || n < 1)
         return -1;
     struct work *w = malloc(sizeof *w);
     if (!w)
         return -2;
-    uint8_t *red = (uint8_t *)out, *white = red + (size_t)n * stride;
-    for (int g = 0; g < stride; g += 64) {
-        load(n, g, stride, owner_t, 0, &w->start);
+    for (int g = 0; g < batch; g += 64) {
+        int lanes = batch - g < 64 ? batch - g : 64;
+        block_in(n, g, lanes, owner, NEUTRAL, w->owner_t);
+        load(n, (const int8_t (*)[64])w->owner_t, 0, &w->start);
         look(n, nb, order, &w->start, &w->v);
         const struct sight *v = &w->v;
         for (int c = 0; c < n; c++) {
-            store(v->f0[c], v->f1[c], v->f2[c], red + (size_t)c * stride + g);
-            store(v->s0[c], v->s1[c], v->s2[c], white + (size_t)c * stride + g);
+            store(v->f0[c], v->f1[c], v->f2[c], w->out_t[0][c]);
+            store(v->s0[c], v->s1[c], v->s2[c], w->out_t[1][c]);
         }
+        block_out(n, g, lanes, (const uint8_t (*)[MAX_CELLS][64])w->out_t, (uint8_t *)out);
     }
     free(w);
     return 0;
