@@ -27,7 +27,7 @@ import numpy as np
 from tw_rl.core.hexgrid import HexGrid
 
 SOURCE = Path(__file__).with_name("territory_kernel.c")
-FLAGS = ("-O2", "-shared", "-fPIC", "-std=c99")
+FLAGS = ("-O3", "-shared", "-fPIC", "-std=c99")
 CHOICES = ("auto", "numpy", "c")
 MAX_CELLS = 331  # the 11-board; MAX_CELLS in the C source
 
