@@ -236,9 +236,8 @@ class Rules:
         n = self.num_cells
         live = ~state.terminated
         in_range = (actions >= 0) & (actions <= n)
-        legal = self.legal_mask(state)
         ok = live & in_range
-        ok[ok] = legal[ok, actions[ok]]
+        ok[ok] = self._chosen_legal(state, actions, np.flatnonzero(ok))
         bad = live & ~ok
         if bad.any():
             # The forfeit score needs the territory of the position the offence was made in.
@@ -251,11 +250,39 @@ class Rules:
         if moved.any():
             self._step_play(state, new, actions, moved)
         changed = ok
-        if changed.any():
+        if changed.all():
+            new.sight = compute_sight(self.grid, new.owner)
+        elif changed.any():
             new.sight[changed] = compute_sight(self.grid, new.owner[changed])
+        if changed.any():
             new.territory_known[changed] = False
             self._check_end(new, moved)
         return new
+
+    def _chosen_legal(self, state: State, actions: np.ndarray, rows: np.ndarray) -> np.ndarray:
+        """``legal_mask(state)[rows, actions[rows]]`` for live games ``rows`` with actions in
+        range, looking only at the chosen cells (the whole mask only for passes and set-up)."""
+        n = self.num_cells
+        act = actions[rows]
+        out = np.zeros(len(rows), dtype=bool)
+        play = state.phase[rows] == PLAY
+        place = play & (act < n)
+        if place.any():
+            r, a = rows[place], act[place]
+            me = (state.to_move[r] - 1).astype(np.intp)
+            s_me = state.sight[r, me, a]
+            legal = (s_me >= 1) & (s_me > state.height[r, a])
+            if self.codecup:
+                legal &= state.sight[r, 1 - me, a] <= s_me
+            out[place] = legal
+        passing = play & (act == n)
+        if passing.any():
+            out[passing] = ~self.placement_mask(state[rows[passing]]).any(axis=1) if self.codecup else True
+        setup = ~play
+        if setup.any():
+            sub = rows[setup]
+            out[setup] = self.legal_mask(state[sub])[np.arange(len(sub)), act[setup]]
+        return out
 
     def _step_setup(self, new: State, actions: np.ndarray, rows: np.ndarray) -> None:
         phase_before = new.phase.copy()
@@ -318,7 +345,10 @@ class Rules:
         need = ~state.territory_known
         if rows is not None:
             need &= rows
-        if need.any():
+        if need.all():  # in place: ``state`` may be a view of a larger batch
+            state.territory[:] = simulate_territory(self.grid, state.owner, state.height, state.sight)
+            state.territory_known[:] = True
+        elif need.any():
             state.territory[need] = simulate_territory(
                 self.grid, state.owner[need], state.height[need], state.sight[need]
             )
