@@ -48,7 +48,9 @@ def batched_random_play(rules: Rules, batch: int, seed: int) -> dict:
             t0 = time.perf_counter()
             legal = rules.legal_mask(state)
             legal_time += time.perf_counter() - t0
-            actions = (rng.random(legal.shape) * legal).argmax(axis=1)
+            keys = rng.random(legal.shape, dtype=np.float32)  # uniform among the legal actions
+            np.multiply(keys, legal, out=keys)
+            actions = keys.argmax(axis=1)
             moves += int((~state.terminated).sum())
             state = rules.step(state, actions)
             steps += 1

@@ -171,13 +171,21 @@ static void load(int n, const int8_t (*owner_t)[64], const int8_t (*height_t)[64
     p->f[n] = p->s[n] = p->x[n] = ZERO; /* off the board: nothing there */
 }
 
-/* The count in planes a0..a2 for lanes g .. g + 63 as bytes of out (8 at a time). */
-static void store(word a0, word a1, word a2, uint8_t *out)
+/* The count in planes a0..a2 of a block's 64 lanes as 64 bytes of out, 8 at a time; spread:
+ * spread8 of every byte value. */
+static void store(const uint64_t *spread, word a0, word a1, word a2, uint8_t *out)
 {
     for (int k = 0; k < 64; k += 8) {
-        uint64_t y = spread8((a0 >> k) & 0xFF) | spread8((a1 >> k) & 0xFF) << 1 | spread8((a2 >> k) & 0xFF) << 2;
+        uint64_t y = spread[(a0 >> k) & 0xFF] | spread[(a1 >> k) & 0xFF] << 1 | spread[(a2 >> k) & 0xFF] << 2;
         memcpy(out + k, &y, 8);
     }
+}
+
+/* One bit plane of a block's 64 lanes as 64 bytes (0 or 1) of out. */
+static void store1(const uint64_t *spread, word a, uint8_t *out)
+{
+    for (int k = 0; k < 64; k += 8)
+        memcpy(out + k, &spread[(a >> k) & 0xFF], 8);
 }
 
 static void swap(word *a, word *b, int n)
@@ -194,7 +202,17 @@ struct work { /* per call, not static: callers may run in several threads */
     struct sight v, v0;
     int8_t owner_t[MAX_CELLS][64], height_t[MAX_CELLS][64]; /* a block of boards, cell-major */
     uint8_t out_t[2][MAX_CELLS][64];
+    uint64_t spread[256]; /* spread8 of every byte */
 };
+
+static struct work *new_work(void)
+{
+    struct work *w = malloc(sizeof *w);
+    if (w)
+        for (int b = 0; b < 256; b++)
+            w->spread[b] = spread8((uint64_t)b);
+    return w;
+}
 
 /* Boards g .. g + lanes - 1 of rows ([batch, n] int8) into block (cell-major, 64 lanes; the
  * missing lanes empty), values above top clamped to top. */
@@ -228,7 +246,7 @@ int tw_territory(int batch, int n, const int32_t *nb, const int32_t *order, cons
 {
     if (n > MAX_CELLS || n < 1)
         return -1;
-    struct work *w = malloc(sizeof *w);
+    struct work *w = new_work();
     if (!w)
         return -2;
     struct planes *start = &w->start, *p = &w->p;
@@ -257,7 +275,7 @@ int tw_territory(int batch, int n, const int32_t *nb, const int32_t *order, cons
             fill(n, nb, order, p, v, 0);
             fill(n, nb, order, p, v, 1);
             for (int c = 0; c < n; c++)
-                store(p->s[c], 0, 0, w->out_t[target - 1][c]);
+                store1(w->spread, p->s[c], w->out_t[target - 1][c]);
         }
         block_out(n, g, lanes, (const uint8_t (*)[MAX_CELLS][64])w->out_t, out);
     }
@@ -271,7 +289,7 @@ int tw_sight(int batch, int n, const int32_t *nb, const int32_t *order, const in
 {
     if (n > MAX_CELLS || n < 1)
         return -1;
-    struct work *w = malloc(sizeof *w);
+    struct work *w = new_work();
     if (!w)
         return -2;
     for (int g = 0; g < batch; g += 64) {
@@ -281,8 +299,8 @@ int tw_sight(int batch, int n, const int32_t *nb, const int32_t *order, const in
         look(n, nb, order, &w->start, &w->v);
         const struct sight *v = &w->v;
         for (int c = 0; c < n; c++) {
-            store(v->f0[c], v->f1[c], v->f2[c], w->out_t[0][c]);
-            store(v->s0[c], v->s1[c], v->s2[c], w->out_t[1][c]);
+            store(w->spread, v->f0[c], v->f1[c], v->f2[c], w->out_t[0][c]);
+            store(w->spread, v->s0[c], v->s1[c], v->s2[c], w->out_t[1][c]);
         }
         block_out(n, g, lanes, (const uint8_t (*)[MAX_CELLS][64])w->out_t, (uint8_t *)out);
     }
