@@ -89,7 +89,7 @@ def _build() -> tuple[ctypes.CDLL | None, str]:
         library = ctypes.CDLL(str(target))
     except (OSError, subprocess.SubprocessError) as err:
         return None, f"could not build or load {target}: {err}"
-    for name, pointers in (("tw_territory", 5), ("tw_sight", 4)):
+    for name, pointers in (("tw_territory", 6), ("tw_sight", 4)):
         function = getattr(library, name)
         function.restype = ctypes.c_int
         function.argtypes = [ctypes.c_int] * 2 + [ctypes.c_void_p] * pointers
@@ -139,15 +139,30 @@ def _check(code: int, num: int) -> None:
 
 def compiled_territory(grid: HexGrid, owner: np.ndarray, height: np.ndarray) -> np.ndarray:
     """[B, 2, N] bool: red's and white's simulated territory, by the compiled kernel."""
+    return _territory(grid, owner, height, with_sight=False)[1]
+
+
+def compiled_sight_and_territory(
+    grid: HexGrid, owner: np.ndarray, height: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """(``compiled_sight``, ``compiled_territory``) in one pass: the simulation starts from the
+    position's sight anyway."""
+    sight, territory = _territory(grid, owner, height, with_sight=True)
+    return sight, territory
+
+
+def _territory(grid: HexGrid, owner: np.ndarray, height: np.ndarray, with_sight: bool):
     library = _library()
     owner = np.ascontiguousarray(owner, dtype=np.int8)
     height = np.ascontiguousarray(height, dtype=np.int8)
     batch, num = owner.shape
     out = np.empty((batch, 2, num), dtype=np.uint8)
+    sight = np.empty((batch, 2, num), dtype=np.int8) if with_sight else None
     neighbours, order = _tables(grid)
-    pointers = (neighbours, order, owner, height, out)
-    _check(library.tw_territory(batch, num, *(a.ctypes.data for a in pointers)), num)
-    return out.view(bool)
+    pointers = [a.ctypes.data for a in (neighbours, order, owner, height, out)]
+    pointers.append(None if sight is None else sight.ctypes.data)
+    _check(library.tw_territory(batch, num, *pointers), num)
+    return sight, out.view(bool)
 
 
 def compiled_sight(grid: HexGrid, owner: np.ndarray) -> np.ndarray:

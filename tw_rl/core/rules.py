@@ -35,7 +35,7 @@ from tw_rl.core.state import (
     WHITE,
     State,
 )
-from tw_rl.core.territory import simulate_territory
+from tw_rl.core.territory import sight_and_territory, simulate_territory
 
 VARIANTS = ("codecup", "official")
 SETUPS = ("judge", "pie", "free")
@@ -250,14 +250,29 @@ class Rules:
         if moved.any():
             self._step_play(state, new, actions, moved)
         changed = ok
-        if changed.all():
-            new.sight = compute_sight(self.grid, new.owner)
-        elif changed.any():
-            new.sight[changed] = compute_sight(self.grid, new.owner[changed])
         if changed.any():
-            new.territory_known[changed] = False
+            self._refresh_rows(new, changed)
             self._check_end(new, moved)
         return new
+
+    def _refresh_rows(self, new: State, rows: np.ndarray) -> None:
+        """Sight (and, under codecup, territory: the end test needs it) of the changed games."""
+        every = rows.all()
+        owner = new.owner if every else new.owner[rows]
+        if self.codecup:
+            height = new.height if every else new.height[rows]
+            sight, territory = sight_and_territory(self.grid, owner, height)
+            if every:
+                new.sight, new.territory = sight, territory
+            else:
+                new.sight[rows], new.territory[rows] = sight, territory
+            new.territory_known[rows] = True
+        else:
+            if every:
+                new.sight = compute_sight(self.grid, owner)
+            else:
+                new.sight[rows] = compute_sight(self.grid, owner)
+            new.territory_known[rows] = False
 
     def _chosen_legal(self, state: State, actions: np.ndarray, rows: np.ndarray) -> np.ndarray:
         """``legal_mask(state)[rows, actions[rows]]`` for live games ``rows`` with actions in

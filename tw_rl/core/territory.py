@@ -20,7 +20,7 @@ import numpy as np
 
 from tw_rl.core import kernel
 from tw_rl.core.hexgrid import HexGrid
-from tw_rl.core.sight import WHITE_SHIFT, packed_sight
+from tw_rl.core.sight import WHITE_SHIFT, compute_sight_numpy, packed_sight
 from tw_rl.core.state import RED, WHITE
 
 
@@ -43,6 +43,15 @@ def simulate_territory(
     if kernel.use_compiled():
         return kernel.compiled_territory(grid, owner, height)
     return simulate_territory_numpy(grid, owner, height, sight)
+
+
+def sight_and_territory(grid: HexGrid, owner: np.ndarray, height: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(``compute_sight``, ``simulate_territory``) of the same positions, in one pass when
+    compiled (the simulation starts from the position's sight)."""
+    if kernel.use_compiled():
+        return kernel.compiled_sight_and_territory(grid, owner, height)
+    sight = compute_sight_numpy(grid, owner)
+    return sight, simulate_territory_numpy(grid, owner, height, sight)
 
 
 def simulate_territory_numpy(

@@ -240,9 +240,10 @@ static void block_out(int n, int g, int lanes, const uint8_t (*block)[MAX_CELLS]
 
 /* owner, height: [batch, n] int8; nb: [n, 6] neighbours (n: off the board); order: [6, n], per
  * direction the cells nearest the edge along it first; out: [batch, 2, n] uint8, red's
- * territory then white's. Returns 0, -1 for a board size it cannot hold, -2 out of memory. */
+ * territory then white's; sight: 0, or [batch, 2, n] int8 for the position's sight (tw_sight's
+ * answer, computed on the way). Returns 0, -1 for a board size it cannot hold, -2 out of memory. */
 int tw_territory(int batch, int n, const int32_t *nb, const int32_t *order, const int8_t *owner,
-                 const int8_t *height, uint8_t *out)
+                 const int8_t *height, uint8_t *out, int8_t *sight)
 {
     if (n > MAX_CELLS || n < 1)
         return -1;
@@ -257,6 +258,13 @@ int tw_territory(int batch, int n, const int32_t *nb, const int32_t *order, cons
         block_in(n, g, lanes, height, 7, w->height_t); /* no sight beats 7: three bits suffice */
         load(n, (const int8_t (*)[64])w->owner_t, (const int8_t (*)[64])w->height_t, start); /* red in f, white in s */
         look(n, nb, order, start, v0);
+        if (sight) { /* the position's own sight, as tw_sight gives it */
+            for (int c = 0; c < n; c++) {
+                store(w->spread, v0->f0[c], v0->f1[c], v0->f2[c], w->out_t[0][c]);
+                store(w->spread, v0->s0[c], v0->s1[c], v0->s2[c], w->out_t[1][c]);
+            }
+            block_out(n, g, lanes, (const uint8_t (*)[MAX_CELLS][64])w->out_t, (uint8_t *)sight);
+        }
         for (int target = RED; target <= WHITE; target++) {
             /* The opponent fills first: for red's territory white is F, so the roles swap. */
             *p = *start;
