@@ -121,14 +121,16 @@ def _engines(text: str) -> list[str]:
     if kernel is None:
         return ["numpy"]
     if "compiled" in names and not kernel.compiled_available():
-        raise SystemExit(f"the compiled engine is unavailable here: {kernel._build()[1]}")
+        raise SystemExit(f"the compiled engine is unavailable here: {kernel.why_unavailable()}")
     return names
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--size", "--sizes", dest="sizes", default="6", help="board sizes, e.g. 6,8")
-    parser.add_argument("--batch", "--batches", dest="batches", default="1024", help="batch sizes, e.g. 64,1024")
+    parser.add_argument(
+        "--batch", "--batches", dest="batches", default="1024", help="batch sizes, e.g. 64,1024"
+    )
     parser.add_argument("--engines", default="compiled", help="compiled and/or numpy (comma-separated)")
     parser.add_argument("--variants", default="codecup,official", help="rule sets (comma-separated)")
     parser.add_argument("--scalar-games", type=int, default=200, help="scalar twin games per size and rules")
@@ -148,7 +150,9 @@ def main(argv: list[str] | None = None) -> int:
     rows = []
     for size in sizes:
         for variant in variants:
-            print(f"[{size} {variant}] scalar twin, {args.scalar_games} games ...", file=sys.stderr, flush=True)
+            print(
+                f"[{size} {variant}] scalar twin, {args.scalar_games} games ...", file=sys.stderr, flush=True
+            )
             slow = scalar_random_play(size, variant, args.scalar_games, args.seed)
             for engine in engines:
                 os.environ["TW_RL_KERNEL"] = ENGINES[engine]
@@ -175,7 +179,17 @@ def main(argv: list[str] | None = None) -> int:
             print(json.dumps(row))
         return 0
     print(f"random play, seed {args.seed}; scalar twin: {args.scalar_games} games per size and rules")
-    header = ("size", "rules", "engine", "batch", "batched moves/s", "scalar moves/s", "ratio", "end det.", "masks")
+    header = (
+        "size",
+        "rules",
+        "engine",
+        "batch",
+        "batched moves/s",
+        "scalar moves/s",
+        "ratio",
+        "end det.",
+        "masks",
+    )
     print("{:>4} {:<9} {:<9} {:>6} {:>16} {:>15} {:>7} {:>9} {:>7}".format(*header))
     for r in rows:
         b, s = r["batched"], r["scalar"]

@@ -8,11 +8,13 @@ place so that concurrent processes never load a half-written library. Without a 
 when the build fails, every caller gets the numpy path; nothing is needed at install time.
 
 ``TW_RL_KERNEL`` chooses: ``auto`` (default: compiled when it builds, else numpy), ``numpy``
-(always the reference) or ``c`` (the compiled one, an error when it cannot be built).
+(always the reference) or ``c`` (the compiled one, an error when it cannot be built);
+``engine(name)`` overrides it inside a ``with`` block (the tests and the benchmark use it).
 """
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import functools
 import hashlib
@@ -36,12 +38,30 @@ class KernelUnavailable(RuntimeError):
     """TW_RL_KERNEL=c was asked for and the compiled kernel cannot be built or loaded."""
 
 
+_override: list[str] = []  # engine() blocks, innermost last
+
+
 def choice() -> str:
-    """The engine TW_RL_KERNEL asks for (``auto`` when unset)."""
+    """The engine asked for: the innermost ``engine()`` block, else TW_RL_KERNEL (``auto``)."""
+    if _override:
+        return _override[-1]
     value = os.environ.get("TW_RL_KERNEL", "auto").strip().lower() or "auto"
     if value not in CHOICES:
         raise ValueError(f"TW_RL_KERNEL must be one of {CHOICES}, got {value!r}")
     return value
+
+
+@contextlib.contextmanager
+def engine(name: str):
+    """Inside the block, ``simulate_territory`` and ``compute_sight`` take ``name``'s path
+    (``auto``, ``numpy`` or ``c``), whatever TW_RL_KERNEL says."""
+    if name not in CHOICES:
+        raise ValueError(f"the engine must be one of {CHOICES}, got {name!r}")
+    _override.append(name)
+    try:
+        yield
+    finally:
+        _override.pop()
 
 
 def _compiler() -> str | None:
@@ -58,16 +78,16 @@ def _cache_dir() -> Path:
 
 @functools.cache
 def _build() -> tuple[ctypes.CDLL | None, str]:
-    """(library, "") once built and loaded, else (None, why not)."""
-    compiler = _compiler()
-    if compiler is None:
-        return None, "no C compiler on the PATH (set CC, or install cc / gcc)"
+    """(library, "") once built (or found built) and loaded, else (None, why not)."""
     source = SOURCE.read_bytes()
     tag = hashlib.sha256(source + " ".join(FLAGS).encode()).hexdigest()[:16]
     folder = _cache_dir()
     target = folder / f"territory-{tag}.so"
     try:
         if not target.exists():
+            compiler = _compiler()
+            if compiler is None:
+                return None, "no C compiler on the PATH (set CC, or install cc / gcc)"
             folder.mkdir(parents=True, exist_ok=True)
             fd, tmp = tempfile.mkstemp(suffix=".so", dir=folder)
             os.close(fd)
@@ -99,6 +119,11 @@ def _build() -> tuple[ctypes.CDLL | None, str]:
 def compiled_available() -> bool:
     """Whether the compiled kernel builds and loads on this machine (builds it if needed)."""
     return _build()[0] is not None
+
+
+def why_unavailable() -> str:
+    """Why the compiled kernel cannot be used here, in one line ("" when it can)."""
+    return _build()[1]
 
 
 def use_compiled() -> bool:

@@ -45,7 +45,9 @@ def simulate_territory(
     return simulate_territory_numpy(grid, owner, height, sight)
 
 
-def sight_and_territory(grid: HexGrid, owner: np.ndarray, height: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def sight_and_territory(
+    grid: HexGrid, owner: np.ndarray, height: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
     """(``compute_sight``, ``simulate_territory``) of the same positions, in one pass when
     compiled (the simulation starts from the position's sight)."""
     if kernel.use_compiled():
