@@ -203,7 +203,7 @@ def no_compiler(monkeypatch, tmp_path):
     after (so that the other tests find the real kernel again)."""
     monkeypatch.delenv("CC", raising=False)
     monkeypatch.setenv("PATH", str(tmp_path / "bin"))
-    monkeypatch.setenv("TW_RL_KERNEL_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setenv("TW_RL_CACHE", str(tmp_path / "cache"))
     kernel._build.cache_clear()
     yield
     kernel._build.cache_clear()
@@ -233,16 +233,16 @@ def test_a_broken_compiler_falls_back(no_compiler, monkeypatch, tmp_path):
     monkeypatch.setenv("CC", str(fake))
     assert not kernel.compiled_available()
     assert "out of luck" in kernel.why_unavailable()
-    assert not list((tmp_path / "cache").glob("*.so"))  # nothing half-built left behind
+    assert not list((tmp_path / "cache").glob("**/*.so"))  # nothing half-built left behind
 
 
 @needs_kernel
 def test_builds_into_a_fresh_cache_once(monkeypatch, tmp_path):
-    monkeypatch.setenv("TW_RL_KERNEL_CACHE", str(tmp_path))
+    monkeypatch.setenv("TW_RL_CACHE", str(tmp_path))
     kernel._build.cache_clear()
     try:
         assert kernel.compiled_available()
-        built = list(tmp_path.glob("territory-*.so"))
+        built = list((tmp_path / "kernels").glob("territory-*.so"))
         assert len(built) == 1
         stamp = built[0].stat().st_mtime_ns
         kernel._build.cache_clear()

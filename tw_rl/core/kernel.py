@@ -2,7 +2,7 @@
 ctypes, with the numpy simulation (``tw_rl.core.territory``) as the reference and the fallback.
 
 The source is compiled once per machine with the system's C compiler (``$CC``, else ``cc`` or
-``gcc``) into a cache folder (``$TW_RL_KERNEL_CACHE``, else ``~/.cache/tw_rl``), under a name
+``gcc``) into ``$TW_RL_CACHE/kernels/`` (default ``~/.cache/tw_rl/kernels/``), under a name
 that carries a hash of the source and the flags, written to a temporary file and renamed into
 place so that concurrent processes never load a half-written library. Without a compiler, or
 when the build fails, every caller gets the numpy path; nothing is needed at install time.
@@ -72,8 +72,8 @@ def _compiler() -> str | None:
 
 
 def _cache_dir() -> Path:
-    folder = os.environ.get("TW_RL_KERNEL_CACHE")
-    return Path(folder) if folder else Path.home() / ".cache" / "tw_rl"
+    base = os.environ.get("TW_RL_CACHE")  # the project's cache (the releases live there too)
+    return (Path(base) if base else Path.home() / ".cache" / "tw_rl") / "kernels"
 
 
 @functools.cache
@@ -109,7 +109,7 @@ def _build() -> tuple[ctypes.CDLL | None, str]:
         library = ctypes.CDLL(str(target))
     except (OSError, subprocess.SubprocessError) as err:
         return None, f"could not build or load {target}: {err}"
-    for name, pointers in (("tw_territory", 6), ("tw_sight", 4)):
+    for name, pointers in (("tw_territory", 5), ("tw_sight", 3)):
         function = getattr(library, name)
         function.restype = ctypes.c_int
         function.argtypes = [ctypes.c_int] * 2 + [ctypes.c_void_p] * pointers
@@ -138,14 +138,16 @@ def use_compiled() -> bool:
 
 
 @functools.cache
-def _tables(grid: HexGrid) -> tuple[np.ndarray, np.ndarray]:
-    """The kernel's geometry: neighbours [N, 6] (N past the edge) and, per direction, the cells
-    in the order of their distance to the edge along it [6, N] (a cell after its neighbour)."""
+def _tables(grid: HexGrid) -> np.ndarray:
+    """The kernel's geometry [6, N] int32: per direction d, every cell c with its neighbour z along
+    d (N past the edge) as c | z << 16, in the order of the distance to the edge along d (so that
+    a cell comes after its neighbour, whose view it extends)."""
     num = grid.num_cells
-    neighbours = np.ascontiguousarray(np.where(grid.neighbours < 0, num, grid.neighbours), dtype=np.int32)
+    neighbours = np.where(grid.neighbours < 0, num, grid.neighbours).astype(np.int64)  # [N, 6]
     reach = (grid.rays < num).sum(axis=2)  # [N, 6] cells on each ray
-    order = np.ascontiguousarray(np.argsort(reach.T, axis=1, kind="stable"), dtype=np.int32)
-    return neighbours, order
+    order = np.argsort(reach.T, axis=1, kind="stable")  # [6, N]
+    pairs = order | np.take_along_axis(neighbours.T, order, axis=1) << 16
+    return np.ascontiguousarray(pairs, dtype=np.int32)
 
 
 def _library() -> ctypes.CDLL:
@@ -183,8 +185,7 @@ def _territory(grid: HexGrid, owner: np.ndarray, height: np.ndarray, with_sight:
     batch, num = owner.shape
     out = np.empty((batch, 2, num), dtype=np.uint8)
     sight = np.empty((batch, 2, num), dtype=np.int8) if with_sight else None
-    neighbours, order = _tables(grid)
-    pointers = [a.ctypes.data for a in (neighbours, order, owner, height, out)]
+    pointers = [a.ctypes.data for a in (_tables(grid), owner, height, out)]
     pointers.append(None if sight is None else sight.ctypes.data)
     _check(library.tw_territory(batch, num, *pointers), num)
     return sight, out.view(bool)
@@ -196,6 +197,5 @@ def compiled_sight(grid: HexGrid, owner: np.ndarray) -> np.ndarray:
     owner = np.ascontiguousarray(owner, dtype=np.int8)
     batch, num = owner.shape
     out = np.empty((batch, 2, num), dtype=np.int8)
-    neighbours, order = _tables(grid)
-    _check(library.tw_sight(batch, num, *(a.ctypes.data for a in (neighbours, order, owner, out))), num)
+    _check(library.tw_sight(batch, num, *(a.ctypes.data for a in (_tables(grid), owner, out))), num)
     return out

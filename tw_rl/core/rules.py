@@ -245,7 +245,9 @@ class Rules:
             seat = state.current_seat()[bad]
             new.forfeit[bad] = np.where(seat == state.red_seat[bad], RED, WHITE)
             new.terminated[bad] = True
-        self._step_setup(new, actions, ok & (state.phase != PLAY))
+        setup = ok & (state.phase != PLAY)
+        if setup.any():
+            self._step_setup(new, actions, setup)
         moved = ok & (state.phase == PLAY)
         if moved.any():
             self._step_play(state, new, actions, moved)

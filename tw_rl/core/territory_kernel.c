@@ -57,57 +57,78 @@ static inline void add6(word a0, word a1, word a2, word a3, word a4, word a5, wo
     *b2 = (k1 & k2) | (k3 & t);
 }
 
-/* Every cell's sight of F and of S. nb: [n, 6] neighbours with n for off the board; order:
- * [6, n]. The view along d of a cell is what its neighbour z along d holds, or through an empty
- * z, z's own view along d (computed before it: the order puts z first). */
-static void look(int n, const int32_t *nb, const int32_t *order, const struct planes *p, struct sight *v)
+/* The views of every cell along every direction, from the stacks of p. order: [6, n] pairs
+ * c | z << 16 (z: c's neighbour along d, n off the board), the neighbour's pair first. The view
+ * along d of a cell is what its neighbour z holds, or through an empty z, z's own view along d. */
+static void scan(int n, const int32_t *order, const struct planes *p, struct sight *v)
 {
     for (int c = 0; c < n; c++)
         v->empty[c] = ~(p->f[c] | p->s[c] | p->x[c]);
     v->empty[n] = ZERO;
     for (int d = 0; d < 6; d++) {
-        const int32_t *ord = order + d * n;
+        const int32_t *pairs = order + d * n;
         word *vf = v->vf[d], *vs = v->vs[d];
         vf[n] = vs[n] = ZERO;
         for (int i = 0; i < n; i++) {
-            int c = ord[i];
-            int z = nb[c * 6 + d];
+            int c = pairs[i] & 0xFFFF, z = pairs[i] >> 16;
             word e = v->empty[z];
             vf[c] = p->f[z] | (e & vf[z]);
             vs[c] = p->s[z] | (e & vs[z]);
         }
     }
-    for (int c = 0; c < n; c++) {
-        add6(v->vf[0][c], v->vf[1][c], v->vf[2][c], v->vf[3][c], v->vf[4][c], v->vf[5][c], &v->f0[c], &v->f1[c],
-             &v->f2[c]);
-        add6(v->vs[0][c], v->vs[1][c], v->vs[2][c], v->vs[3][c], v->vs[4][c], v->vs[5][c], &v->s0[c], &v->s1[c],
-             &v->s2[c]);
-    }
 }
 
-/* One fill: the first filler (second = 0) or the second (1) takes cells until it has none.
- * ``v`` holds the sight of the position on entry, and on return that of the final position. */
-static void fill(int n, const int32_t *nb, const int32_t *order, struct planes *p, struct sight *v, int second)
+/* Cell c's sight of F and of S from its six views. */
+static inline void count(struct sight *v, int c)
+{
+    add6(v->vf[0][c], v->vf[1][c], v->vf[2][c], v->vf[3][c], v->vf[4][c], v->vf[5][c], &v->f0[c], &v->f1[c], &v->f2[c]);
+    add6(v->vs[0][c], v->vs[1][c], v->vs[2][c], v->vs[3][c], v->vs[4][c], v->vs[5][c], &v->s0[c], &v->s1[c], &v->s2[c]);
+}
+
+/* Every cell's sight of F and of S. */
+static void look(int n, const int32_t *order, const struct planes *p, struct sight *v)
+{
+    scan(n, order, p, v);
+    for (int c = 0; c < n; c++)
+        count(v, c);
+}
+
+/* The filler takes cell c on the boards where it may (see fill); returns those boards. */
+static inline word take_cell(struct planes *p, const word *m0, const word *m1, const word *m2, const word *o0,
+                             const word *o1, const word *o2, word *mine, word *theirs, int c)
+{
+    word take = greater(m0[c], m1[c], m2[c], p->h0[c], p->h1[c], p->h2[c]) &
+                ~greater(o0[c], o1[c], o2[c], m0[c], m1[c], m2[c]) & ~mine[c];
+    mine[c] |= take;
+    theirs[c] &= ~take;
+    p->x[c] &= ~take;
+    p->h0[c] = (p->h0[c] & ~take) | (m0[c] & take);
+    p->h1[c] = (p->h1[c] & ~take) | (m1[c] & take);
+    p->h2[c] = (p->h2[c] & ~take) | (m2[c] & take);
+    return take;
+}
+
+/* One fill: the first filler (second = 0) or the second (1) takes cells until it has none: in
+ * every round each cell whose owner it may change (sight above the height, not below the other
+ * side's) becomes its own, decided from the sight before the round. v holds the sight of the
+ * position on entry, and on return that of the final position. */
+static void fill(int n, const int32_t *order, struct planes *p, struct sight *v, int second)
 {
     const word *m0 = second ? v->s0 : v->f0, *m1 = second ? v->s1 : v->f1, *m2 = second ? v->s2 : v->f2;
     const word *o0 = second ? v->f0 : v->s0, *o1 = second ? v->f1 : v->s1, *o2 = second ? v->f2 : v->s2;
     word *mine = second ? p->s : p->f, *theirs = second ? p->f : p->s;
-    for (;;) {
-        word any = ZERO;
+    word any = ZERO;
+    for (int c = 0; c < n; c++)
+        any |= take_cell(p, m0, m1, m2, o0, o1, o2, mine, theirs, c);
+    while (any) {
+        /* The views come from the stacks before this round's takes; a take changes only its own
+         * cell, whose sight it does not use, so counting and taking go cell by cell. */
+        scan(n, order, p, v);
+        any = ZERO;
         for (int c = 0; c < n; c++) {
-            word take = greater(m0[c], m1[c], m2[c], p->h0[c], p->h1[c], p->h2[c]) &
-                        ~greater(o0[c], o1[c], o2[c], m0[c], m1[c], m2[c]) & ~mine[c];
-            any |= take;
-            mine[c] |= take;
-            theirs[c] &= ~take;
-            p->x[c] &= ~take;
-            p->h0[c] = (p->h0[c] & ~take) | (m0[c] & take);
-            p->h1[c] = (p->h1[c] & ~take) | (m1[c] & take);
-            p->h2[c] = (p->h2[c] & ~take) | (m2[c] & take);
+            count(v, c);
+            any |= take_cell(p, m0, m1, m2, o0, o1, o2, mine, theirs, c);
         }
-        if (!any)
-            break;
-        look(n, nb, order, p, v);
     }
     if (second)
         return;
@@ -238,11 +259,11 @@ static void block_out(int n, int g, int lanes, const uint8_t (*block)[MAX_CELLS]
     }
 }
 
-/* owner, height: [batch, n] int8; nb: [n, 6] neighbours (n: off the board); order: [6, n], per
- * direction the cells nearest the edge along it first; out: [batch, 2, n] uint8, red's
+/* owner, height: [batch, n] int8; order: [6, n], per direction the pairs c | z << 16 of the cells
+ * and their neighbours along it (z = n: off the board), nearest the edge first; out: [batch, 2, n] uint8, red's
  * territory then white's; sight: 0, or [batch, 2, n] int8 for the position's sight (tw_sight's
  * answer, computed on the way). Returns 0, -1 for a board size it cannot hold, -2 out of memory. */
-int tw_territory(int batch, int n, const int32_t *nb, const int32_t *order, const int8_t *owner,
+int tw_territory(int batch, int n, const int32_t *order, const int8_t *owner,
                  const int8_t *height, uint8_t *out, int8_t *sight)
 {
     if (n > MAX_CELLS || n < 1)
@@ -257,7 +278,7 @@ int tw_territory(int batch, int n, const int32_t *nb, const int32_t *order, cons
         block_in(n, g, lanes, owner, NEUTRAL, w->owner_t);
         block_in(n, g, lanes, height, 7, w->height_t); /* no sight beats 7: three bits suffice */
         load(n, (const int8_t (*)[64])w->owner_t, (const int8_t (*)[64])w->height_t, start); /* red in f, white in s */
-        look(n, nb, order, start, v0);
+        look(n, order, start, v0);
         if (sight) { /* the position's own sight, as tw_sight gives it */
             for (int c = 0; c < n; c++) {
                 store(w->spread, v0->f0[c], v0->f1[c], v0->f2[c], w->out_t[0][c]);
@@ -280,8 +301,8 @@ int tw_territory(int batch, int n, const int32_t *nb, const int32_t *order, cons
                 swap(v->f1, v->s1, n);
                 swap(v->f2, v->s2, n);
             }
-            fill(n, nb, order, p, v, 0);
-            fill(n, nb, order, p, v, 1);
+            fill(n, order, p, v, 0);
+            fill(n, order, p, v, 1);
             for (int c = 0; c < n; c++)
                 store1(w->spread, p->s[c], w->out_t[target - 1][c]);
         }
@@ -293,7 +314,7 @@ int tw_territory(int batch, int n, const int32_t *nb, const int32_t *order, cons
 
 /* The sight of every board: out [batch, 2, n] int8, how many red (0) and white (1) stacks each
  * cell sees (tw_rl.core.sight.compute_sight). Same tables and return codes as tw_territory. */
-int tw_sight(int batch, int n, const int32_t *nb, const int32_t *order, const int8_t *owner, int8_t *out)
+int tw_sight(int batch, int n, const int32_t *order, const int8_t *owner, int8_t *out)
 {
     if (n > MAX_CELLS || n < 1)
         return -1;
@@ -304,7 +325,7 @@ int tw_sight(int batch, int n, const int32_t *nb, const int32_t *order, const in
         int lanes = batch - g < 64 ? batch - g : 64;
         block_in(n, g, lanes, owner, NEUTRAL, w->owner_t);
         load(n, (const int8_t (*)[64])w->owner_t, 0, &w->start);
-        look(n, nb, order, &w->start, &w->v);
+        look(n, order, &w->start, &w->v);
         const struct sight *v = &w->v;
         for (int c = 0; c < n; c++) {
             store(w->spread, v->f0[c], v->f1[c], v->f2[c], w->out_t[0][c]);
