@@ -9,7 +9,7 @@ when the build fails, every caller gets the numpy path; nothing is needed at ins
 
 ``TW_RL_KERNEL`` chooses: ``auto`` (default: compiled when it builds, else numpy), ``numpy``
 (always the reference) or ``c`` (the compiled one, an error when it cannot be built);
-``engine(name)`` overrides it inside a ``with`` block (the tests and the benchmark use it).
+``engine(name)`` overrides it inside a ``with`` block (the tests use it).
 """
 
 from __future__ import annotations
