@@ -43,6 +43,7 @@ from tw_rl.training.inference import BACKENDS, BackendUnavailable
 from tw_rl.training.net import PRECISIONS, NetPolicyValue, build_net, resolve_device
 
 CONFIGS = Path(__file__).resolve().parents[1] / "configs"  # the net presets: configs/net/*.yaml
+TERRITORY = ("simulate_territory", "sight_and_territory")
 
 
 class Timer:
@@ -102,10 +103,14 @@ def measure(args: argparse.Namespace, precision: str, backend: str = "eager") ->
     timer = Timer()
     network = timer.wrap("network", policy_value)
     original_step, original_mask = Rules.step, Rules.legal_mask
-    original_territory = rules_module.simulate_territory
+    # The territory simulations, where the rules call them (sight_and_territory, which also
+    # gives the position's sight, exists from the compiled kernel on; the script still times
+    # older checkouts).
+    territory = {name: getattr(rules_module, name) for name in TERRITORY if hasattr(rules_module, name)}
     Rules.step = timer.wrap("rules", original_step)
     Rules.legal_mask = timer.wrap("legal masks", original_mask)
-    rules_module.simulate_territory = timer.wrap("end detection", original_territory)
+    for name, fn in territory.items():
+        setattr(rules_module, name, timer.wrap("end detection", fn))
     try:
         state = rules.init(args.batch, rng)
         setup = time.perf_counter()
@@ -122,7 +127,8 @@ def measure(args: argparse.Namespace, precision: str, backend: str = "eager") ->
         elapsed = time.perf_counter() - start
     finally:
         Rules.step, Rules.legal_mask = original_step, original_mask
-        rules_module.simulate_territory = original_territory
+        for name, fn in territory.items():
+            setattr(rules_module, name, fn)
 
     simulations = positions * args.sims
     shares = dict(timer.seconds)

@@ -2,8 +2,10 @@
 
 Random games (with the odd pass and the odd illegal move) run through both engines in
 lockstep; after every move the legal moves, stacks, territory, game end and score must be
-identical. The default run is a short form; ``-m slow`` plays thousands of games
-(``TW_CROSS_GAMES`` per size and variant, default 500).
+identical. Both paths of the batched engine take part: the compiled kernel
+(``tw_rl.core.kernel``, skipped where it cannot be built) and its numpy reference. The default
+run is a short form; ``-m slow`` plays thousands of games (``TW_CROSS_GAMES`` per size and
+variant, default 500).
 """
 
 from __future__ import annotations
@@ -15,11 +17,21 @@ import numpy as np
 import pytest
 
 from tw_rl.codecup import rules as scalar
+from tw_rl.core import kernel
 from tw_rl.core.hexgrid import SIZES, hexgrid
 from tw_rl.core.notation import cell_names
 from tw_rl.core.rules import Rules
 
 VARIANTS = [("codecup", False), ("official", False), ("official", True)]
+
+
+@pytest.fixture(params=["compiled", "numpy"])
+def batched_engine(request):
+    """The batched engine's path for the test: the compiled kernel or the numpy reference."""
+    if request.param == "compiled" and not kernel.compiled_available():
+        pytest.skip(f"the compiled kernel is unavailable: {kernel.why_unavailable()}")
+    with kernel.engine("c" if request.param == "compiled" else "numpy"):
+        yield request.param
 
 
 def test_geometry_and_names_agree():
@@ -90,7 +102,7 @@ def cross_check(size: int, variant: str, stale_end: bool, games: int, seed: int)
 
 @pytest.mark.parametrize("size", SIZES)
 @pytest.mark.parametrize("variant,stale_end", VARIANTS)
-def test_engines_agree_short(size, variant, stale_end):
+def test_engines_agree_short(size, variant, stale_end, batched_engine):
     games = 6 if size <= 8 else 2
     assert cross_check(size, variant, stale_end, games, seed=size) > games * 10
 
@@ -98,7 +110,7 @@ def test_engines_agree_short(size, variant, stale_end):
 @pytest.mark.slow
 @pytest.mark.parametrize("size", SIZES)
 @pytest.mark.parametrize("variant,stale_end", VARIANTS)
-def test_engines_agree_thousands(size, variant, stale_end):
+def test_engines_agree_thousands(size, variant, stale_end, batched_engine):
     games = int(os.environ.get("TW_CROSS_GAMES", "500"))
     for chunk in range(0, games, 100):
         cross_check(size, variant, stale_end, min(100, games - chunk), seed=1000 * size + chunk)

@@ -12,9 +12,10 @@ Each row cites the sentence it checks: ``CC:`` the CodeCup text, ``RB:`` the rul
 the wiki overview, ``BGA:`` the BGA page, ``RM:`` docs/rules.md, followed by a phrase quoted from
 that file (``test_citations_are_verbatim`` checks the quotes).
 
-Engines are reached through one small adapter each (``NumpyEngine``: ``tw_rl.core.rules.Rules``;
-``ScalarEngine``: ``tw_rl.codecup.rules.Position``); a third engine needs one more adapter in
-``ENGINES`` and nothing else. The positions, with how their territories were worked out, are
+Engines are reached through one small adapter each (``NumpyEngine``: ``tw_rl.core.rules.Rules``
+on its numpy reference path, ``CompiledEngine``: the same with the compiled kernel of
+``tw_rl.core.kernel``; ``ScalarEngine``: ``tw_rl.codecup.rules.Position``); a further engine
+needs one more adapter in ``ENGINES`` and nothing else. The positions, with how their territories were worked out, are
 in ``tests/rule_positions.py`` (shared with ``tests/referee/test_fault_scoring_table.py``).
 """
 
@@ -344,9 +345,10 @@ class Game:
 
 
 class NumpyEngine:
-    """Adapter for the batched engine (one game = a batch of one)."""
+    """Adapter for the batched engine (one game = a batch of one), on its numpy path."""
 
     name = "numpy"
+    kernel = "numpy"  # tw_rl.core.kernel.engine() for every test with this adapter
 
     def __init__(self) -> None:
         from tw_rl.core import notation, rules, state
@@ -501,15 +503,28 @@ class ScalarEngine:
         return {0: "draw", self.m.RED: "red", self.m.WHITE: "white"}[win]
 
 
-ENGINES = {"numpy": NumpyEngine, "scalar": ScalarEngine}
+class CompiledEngine(NumpyEngine):
+    """The batched engine with its compiled kernel (skipped where it cannot be built)."""
+
+    name = "compiled"
+    kernel = "c"
+
+
+ENGINES = {"numpy": NumpyEngine, "compiled": CompiledEngine, "scalar": ScalarEngine}
 _ENGINE_CACHE: dict = {}
 
 
 @pytest.fixture(params=sorted(ENGINES))
 def engine(request):
+    from tw_rl.core import kernel
+
+    cls = ENGINES[request.param]
+    if getattr(cls, "kernel", None) == "c" and not kernel.compiled_available():
+        pytest.skip(f"the compiled kernel is unavailable: {kernel.why_unavailable()}")
     if request.param not in _ENGINE_CACHE:
-        _ENGINE_CACHE[request.param] = ENGINES[request.param]()
-    return _ENGINE_CACHE[request.param]
+        _ENGINE_CACHE[request.param] = cls()
+    with kernel.engine(getattr(cls, "kernel", "auto")):
+        yield _ENGINE_CACHE[request.param]
 
 
 def play_all(engine, game, moves: str):

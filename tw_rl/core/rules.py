@@ -35,7 +35,7 @@ from tw_rl.core.state import (
     WHITE,
     State,
 )
-from tw_rl.core.territory import simulate_territory
+from tw_rl.core.territory import sight_and_territory, simulate_territory
 
 VARIANTS = ("codecup", "official")
 SETUPS = ("judge", "pie", "free")
@@ -236,9 +236,8 @@ class Rules:
         n = self.num_cells
         live = ~state.terminated
         in_range = (actions >= 0) & (actions <= n)
-        legal = self.legal_mask(state)
         ok = live & in_range
-        ok[ok] = legal[ok, actions[ok]]
+        ok[ok] = self._chosen_legal(state, actions, np.flatnonzero(ok))
         bad = live & ~ok
         if bad.any():
             # The forfeit score needs the territory of the position the offence was made in.
@@ -246,16 +245,61 @@ class Rules:
             seat = state.current_seat()[bad]
             new.forfeit[bad] = np.where(seat == state.red_seat[bad], RED, WHITE)
             new.terminated[bad] = True
-        self._step_setup(new, actions, ok & (state.phase != PLAY))
+        setup = ok & (state.phase != PLAY)
+        if setup.any():
+            self._step_setup(new, actions, setup)
         moved = ok & (state.phase == PLAY)
         if moved.any():
             self._step_play(state, new, actions, moved)
         changed = ok
         if changed.any():
-            new.sight[changed] = compute_sight(self.grid, new.owner[changed])
-            new.territory_known[changed] = False
+            self._refresh_rows(new, changed)
             self._check_end(new, moved)
         return new
+
+    def _refresh_rows(self, new: State, rows: np.ndarray) -> None:
+        """Sight (and, under codecup, territory: the end test needs it) of the changed games."""
+        every = rows.all()
+        owner = new.owner if every else new.owner[rows]
+        if self.codecup:
+            height = new.height if every else new.height[rows]
+            sight, territory = sight_and_territory(self.grid, owner, height)
+            if every:
+                new.sight, new.territory = sight, territory
+            else:
+                new.sight[rows], new.territory[rows] = sight, territory
+            new.territory_known[rows] = True
+        else:
+            if every:
+                new.sight = compute_sight(self.grid, owner)
+            else:
+                new.sight[rows] = compute_sight(self.grid, owner)
+            new.territory_known[rows] = False
+
+    def _chosen_legal(self, state: State, actions: np.ndarray, rows: np.ndarray) -> np.ndarray:
+        """``legal_mask(state)[rows, actions[rows]]`` for live games ``rows`` with actions in
+        range, looking only at the chosen cells (the whole mask only for passes and set-up)."""
+        n = self.num_cells
+        act = actions[rows]
+        out = np.zeros(len(rows), dtype=bool)
+        play = state.phase[rows] == PLAY
+        place = play & (act < n)
+        if place.any():
+            r, a = rows[place], act[place]
+            me = (state.to_move[r] - 1).astype(np.intp)
+            s_me = state.sight[r, me, a]
+            legal = (s_me >= 1) & (s_me > state.height[r, a])
+            if self.codecup:
+                legal &= state.sight[r, 1 - me, a] <= s_me
+            out[place] = legal
+        passing = play & (act == n)
+        if passing.any():
+            out[passing] = ~self.placement_mask(state[rows[passing]]).any(axis=1) if self.codecup else True
+        setup = ~play
+        if setup.any():
+            sub = rows[setup]
+            out[setup] = self.legal_mask(state[sub])[np.arange(len(sub)), act[setup]]
+        return out
 
     def _step_setup(self, new: State, actions: np.ndarray, rows: np.ndarray) -> None:
         phase_before = new.phase.copy()
@@ -318,7 +362,10 @@ class Rules:
         need = ~state.territory_known
         if rows is not None:
             need &= rows
-        if need.any():
+        if need.all():  # in place: ``state`` may be a view of a larger batch
+            state.territory[:] = simulate_territory(self.grid, state.owner, state.height, state.sight)
+            state.territory_known[:] = True
+        elif need.any():
             state.territory[need] = simulate_territory(
                 self.grid, state.owner[need], state.height[need], state.sight[need]
             )

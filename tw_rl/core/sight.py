@@ -8,7 +8,9 @@ cell three times instead of ~6 * (2n-2) times.
 
 The scan runs on cell-major arrays ([N, B]: the batch is the fast axis), one vectorised
 bitwise step per slot of a line, and counts both colours at once in one int8 ("packed":
-red + 8 * white). ``compute_sight`` unpacks it for the batch-major arrays of ``State``.
+red + 8 * white). ``compute_sight_numpy`` unpacks it for the batch-major arrays of ``State``;
+``compute_sight`` takes the compiled kernel instead when it is available (``tw_rl.core.kernel``),
+tested equal to it.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ import functools
 
 import numpy as np
 
+from tw_rl.core import kernel
 from tw_rl.core.hexgrid import HexGrid
 from tw_rl.core.state import EMPTY, RED, WHITE
 
@@ -79,8 +82,15 @@ def compute_sight(grid: HexGrid, owner: np.ndarray) -> np.ndarray:
     """[B, 2, N] int8: red (index 0) and white (index 1) stacks seen by each cell.
 
     ``owner`` is [B, N] int8 with EMPTY / RED / WHITE / NEUTRAL codes. A stack on the cell
-    itself does not block its own view.
+    itself does not block its own view. Compiled when available, else ``compute_sight_numpy``.
     """
+    if kernel.use_compiled():
+        return kernel.compiled_sight(grid, owner)
+    return compute_sight_numpy(grid, owner)
+
+
+def compute_sight_numpy(grid: HexGrid, owner: np.ndarray) -> np.ndarray:
+    """The numpy reference of ``compute_sight`` (same argument and result)."""
     packed = packed_sight(grid, np.ascontiguousarray(owner.T, dtype=np.int8)).T
     out = np.empty((owner.shape[0], 2, owner.shape[1]), dtype=np.int8)
     np.bitwise_and(packed, 7, out=out[:, 0])

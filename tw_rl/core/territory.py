@@ -8,14 +8,19 @@ order reaches the same end. Playing *all* legal placements of a side at once (he
 position before the batch) and repeating is therefore exact, and takes a handful of rounds.
 Both simulations of every board run as one batch of 2B boards; boards that have nothing left
 to play leave the batch, so late rounds cost only what is still changing.
+
+``simulate_territory`` takes the compiled kernel (``tw_rl.core.kernel``) when it is available
+and ``TW_RL_KERNEL`` allows it; ``simulate_territory_numpy`` is the numpy reference it is tested
+equal to, and what every machine without a C compiler runs.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from tw_rl.core import kernel
 from tw_rl.core.hexgrid import HexGrid
-from tw_rl.core.sight import WHITE_SHIFT, packed_sight
+from tw_rl.core.sight import WHITE_SHIFT, compute_sight_numpy, packed_sight
 from tw_rl.core.state import RED, WHITE
 
 
@@ -32,8 +37,32 @@ def simulate_territory(
 ) -> np.ndarray:
     """[B, 2, N] bool: red's (index 0) and white's (index 1) simulated territory.
 
-    ``sight`` ([B, 2, N], optional) saves the first sight computation when already known.
+    Compiled when available (``tw_rl.core.kernel``), else the numpy reference; ``sight``
+    ([B, 2, N], optional) saves the numpy path its first sight computation.
     """
+    if kernel.use_compiled():
+        return kernel.compiled_territory(grid, owner, height)
+    return simulate_territory_numpy(grid, owner, height, sight)
+
+
+def sight_and_territory(
+    grid: HexGrid, owner: np.ndarray, height: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """(``compute_sight``, ``simulate_territory``) of the same positions, in one pass when
+    compiled (the simulation starts from the position's sight)."""
+    if kernel.use_compiled():
+        return kernel.compiled_sight_and_territory(grid, owner, height)
+    sight = compute_sight_numpy(grid, owner)
+    return sight, simulate_territory_numpy(grid, owner, height, sight)
+
+
+def simulate_territory_numpy(
+    grid: HexGrid,
+    owner: np.ndarray,
+    height: np.ndarray,
+    sight: np.ndarray | None = None,
+) -> np.ndarray:
+    """The numpy reference of ``simulate_territory`` (same arguments and result)."""
     batch, num = owner.shape
     # Cell-major copies of both simulations side by side: columns [0, B) for red's, [B, 2B)
     # for white's territory. Sight stays packed (red + 8 * white) throughout.
