@@ -83,11 +83,11 @@ from tw_rl.training.checkpoint import (
 from tw_rl.training.inference import check_backend
 from tw_rl.training.learner import Learner
 from tw_rl.training.match import play_match, search_player
+from tw_rl.training.metrics_log import METRICS_FILE
 from tw_rl.training.net import NetPolicyValue, build_net, inference_dtype, resolve_device
 from tw_rl.training.overlap import SelfPlayProcesses, overlap_worker_count
 from tw_rl.training.published import publish_network
 from tw_rl.training.replay_buffer import ReplayWindow, ShardFormatError, shard_games, write_shard
-from tw_rl.training.run_totals import METRICS_FILE
 from tw_rl.training.selfplay import play_games
 
 log = logging.getLogger(__name__)
