@@ -103,13 +103,11 @@ class StepTally:
         for key, value in parts.items():
             self.totals[key] = self.totals.get(key, 0.0) + value
 
-    def metrics(self, learner_step: int, replay_samples: int, batch_size: int, min_samples: int) -> dict:
+    def metrics(self, learner_step: int, replay_samples: int, batch_size: int) -> dict:
         """The learner's metrics of the generation: the mean loss parts (``train/<part>``), the
         replay window's size, the learner's step count, the steps taken and samples trained on per
-        second. Only the window's size when it never held ``min_samples``, so no step was taken."""
-        if not self.steps and replay_samples < min_samples:
-            return {"train/replay_samples": replay_samples}
-        out = {f"train/{k}": v / self.steps for k, v in self.totals.items()}
+        second."""
+        out = {f"train/{k}": v / max(self.steps, 1) for k, v in self.totals.items()}
         out["train/replay_samples"] = replay_samples
         out["train/step"] = learner_step
         out["train/steps"] = self.steps

@@ -431,21 +431,20 @@ def _learn(run: Run, source: SelfPlaySource, generation: int, planned: int, rng)
     window.refresh()
     tally = StepTally()
     while tally.steps < planned:
-        if run.clock.past_grace():
-            log.info(
-                f"generation {generation}: the learner stopped after {tally.steps} of {planned} steps, "
-                f"{run.clock.grace_s:g} s past max_minutes={cfg.max_minutes:g}"
-            )
-            break
-        if not source.step_due(window, tally.steps, run.clock):
+        due = source.step_due(window, tally.steps, run.clock)
+        if due is None:  # too few samples to learn from
+            return {"train/replay_samples": len(window.samples or ())}
+        if not due:
+            if run.clock.past_grace():
+                log.info(
+                    f"generation {generation}: the learner stopped after {tally.steps} of {planned} steps, "
+                    f"{run.clock.grace_s:g} s past max_minutes={cfg.max_minutes:g}"
+                )
             break
         start = time.perf_counter()
-        tally.add(
-            run.learner.train_step(window.sample(cfg.learner.batch_size, rng), rng),
-            time.perf_counter() - start,
-        )
-    replay = len(window.samples or ())
-    return tally.metrics(run.learner.step, replay, cfg.learner.batch_size, cfg.learner.min_samples)
+        parts = run.learner.train_step(window.sample(cfg.learner.batch_size, rng), rng)
+        tally.add(parts, time.perf_counter() - start)
+    return tally.metrics(run.learner.step, len(window.samples or ()), cfg.learner.batch_size)
 
 
 def _end_generation(

@@ -279,7 +279,7 @@ class Overlapped:
         self.arrived_before = (self.window.arrived, self.window.arrived_games)
         return {}, 1.0  # the workers play all along
 
-    def step_due(self, window: ReplayWindow, taken: int, clock: RunClock) -> bool:
+    def step_due(self, window: ReplayWindow, taken: int, clock: RunClock) -> bool | None:
         if taken and taken % 10 == 0:
             window.refresh()
         while not clock.past_grace():

@@ -62,7 +62,7 @@ from tw_rl.training.published import load_published, publish_network
 from tw_rl.training.replay_buffer import ReplayWindow, shard_games, write_shard
 from tw_rl.training.run_clock import RunClock
 from tw_rl.training.selfplay import SelfPlayStats, play_games
-from tw_rl.training.selfplay_source import selfplay_metrics, turn_share
+from tw_rl.training.selfplay_source import selfplay_metrics, turn_share, turn_step_due
 
 TASK_BATCHES = 4  # a task holds at most this many batches (parallel_games) of games
 CPU_ASK_S = 10.0  # how long an overlapped worker may take to say its CPU time
@@ -260,8 +260,8 @@ class RayTurns:
         stopped = result.stats.stopped_early or (deadline is not None and time.time() >= deadline)
         return out, turn_share(self.cfg, self.folder, generation, done, result.stats, stopped)
 
-    def step_due(self, window: ReplayWindow, taken: int, clock: RunClock) -> bool:
-        return len(window.samples or ()) >= self.cfg.learner.min_samples
+    def step_due(self, window: ReplayWindow, taken: int, clock: RunClock) -> bool | None:
+        return turn_step_due(self.cfg, window, clock)
 
     def generation_done(self, generation: int, net: TumbleweedNet, steps: int, seconds: float) -> dict:
         return {}

@@ -11,11 +11,11 @@ ways to play, behind three sources (the loop's ``open_source`` picks and starts 
 - **Overlapped, Ray actors** (both): ``Overlapped`` over ``OverlapPool``
   (``tw_rl.training.ray_selfplay``); the two sets of workers share the ``OverlapWorkers`` protocol.
 
-Taking turns, a generation's games are played first (``play``, stopped early past the time limit),
-then the learner takes all its steps at once (``step_due`` says yes while the replay window holds
-``learner.min_samples``). Overlapped, the workers play all along: ``play`` only marks the start of
-the generation, and ``step_due`` waits until the samples written since the run's start earn the
-next step (``learner.sample_reuse``), stopping the workers once the time limit has passed.
+Taking turns, a generation's games are played first (``play``, stopped early past the time
+limit), then the learner takes all its steps at once (``turn_step_due``). Overlapped, the workers
+play all along: ``play`` only marks the start of the generation, and ``step_due`` waits until the
+samples written since the run's start earn the next step (``learner.sample_reuse``), stopping
+the workers once the time limit has passed.
 """
 
 from __future__ import annotations
@@ -47,9 +47,12 @@ class SelfPlaySource(Protocol):
         less when the time limit stopped it early; the learner takes as many steps per sample)."""
         ...
 
-    def step_due(self, window: ReplayWindow, taken: int, clock: RunClock) -> bool:
+    def step_due(self, window: ReplayWindow, taken: int, clock: RunClock) -> bool | None:
         """Whether the learner, ``taken`` steps into the generation, takes another now (waiting
-        for samples if it must); False: the generation's learning ends here."""
+        for samples if it must): True, take it; False, the generation's learning ends here (the
+        time limit: its grace for the learner passed, or overlapped workers stopped and no step
+        is due); None, the window holds too few samples to learn from (``learner.min_samples``):
+        the generation takes no step and logs only the window's size."""
         ...
 
     def generation_done(self, generation: int, net: TumbleweedNet, steps: int, seconds: float) -> dict:
@@ -97,14 +100,23 @@ class InProcessTurns:
         out = selfplay_metrics(stats, stats.seconds, self.policy_value.evaluations - evaluations_before)
         return out, turn_share(self.cfg, self.folder, generation, done, stats, stats.stopped_early)
 
-    def step_due(self, window: ReplayWindow, taken: int, clock: RunClock) -> bool:
-        return len(window.samples or ()) >= self.cfg.learner.min_samples
+    def step_due(self, window: ReplayWindow, taken: int, clock: RunClock) -> bool | None:
+        return turn_step_due(self.cfg, window, clock)
 
     def generation_done(self, generation: int, net: TumbleweedNet, steps: int, seconds: float) -> dict:
         return {}
 
     def cpu_seconds(self) -> float | None:
         return 0.0
+
+
+def turn_step_due(cfg: TrainConfig, window: ReplayWindow, clock: RunClock) -> bool | None:
+    """``step_due`` of the sources that take turns: every step is due at once (the generation's
+    samples are in), unless the window holds too few (None) or the learner's grace past the
+    time limit has passed (False)."""
+    if len(window.samples or ()) < cfg.learner.min_samples:
+        return None
+    return not clock.past_grace()
 
 
 def turn_share(
