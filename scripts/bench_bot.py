@@ -12,8 +12,9 @@ shipped student, and none: the territory evaluator) it measures
   the CodeCup end test needs), over every legal move of every position, and simulations per
   second of the same search with a free evaluator (uniform priors, value 0): engine + tree.
 
-The native bot (``tw_rl/native``) is the C++ submission ``tw-rl export --target cpp`` writes,
-with the shipped student, compiled here with ``g++ -std=c++17 -O2`` (``--native-flags`` adds
+The native bot (``tw_rl/native``) is its tools binary: the parts of the C++ submission that
+``tw-rl export --target cpp`` writes plus the bench mode (``build.build_native_tools``), with the
+shipped student, compiled here with ``g++ -std=c++17 -O2`` (``--native-flags`` adds
 flags, e.g. ``-march=native``); its ``--bench N`` mode searches the same positions (a fresh tree
 each, N simulations) and prints its CPU seconds and a bench signature (root moves and visit
 counts), which the current Python bot's searches reproduce when the two are the same bot.
@@ -105,7 +106,9 @@ def load_bot(version: str) -> dict:
 
 
 class FreeEvaluator:
-    """Uniform priors over the legal moves, value 0: the search without an evaluator's cost."""
+    """Uniform priors over the legal moves, value 0: the search without an evaluator's cost.
+
+    ``territory``: the frozen 0.1 search passes the position's territory (its API); ignored."""
 
     def evaluate(self, position, territory=None):
         moves = position.legal_moves()
@@ -130,6 +133,10 @@ def run_worker(version: str, job: dict) -> dict:
         positions.append(pos)
     old_api = version == "0.1"  # advance returned (child, territory); evaluate took the territory
     hints = [pos.territory() if old_api else None for pos in positions]
+
+    def evaluate(evaluator, pos, hint):
+        return evaluator.evaluate(pos, hint) if old_api else evaluator.evaluate(pos)
+
     out = {"version": version}
 
     def search_rate(evaluator, sims, profile=False, signature=None):
@@ -160,14 +167,11 @@ def run_worker(version: str, job: dict) -> dict:
         evaluator = bot["evaluation"].make_evaluator(bot["weights"] if kind == "student" else None)
         reps = job["eval_reps"]
         for pos, hint in zip(positions, hints, strict=True):  # warm up (the network's row cache)
-            evaluator.evaluate(pos, hint)
+            evaluate(evaluator, pos, hint)
         t0 = clock()
         for _ in range(reps):
             for pos, hint in zip(positions, hints, strict=True):
-                if old_api:
-                    evaluator.evaluate(pos, hint)
-                else:
-                    evaluator.evaluate(pos)
+                evaluate(evaluator, pos, hint)
         evals = reps * len(positions) / (clock() - t0)
         signature = None if old_api else [0]
         sims, _ = search_rate(evaluator, job["sims"], signature=signature)
@@ -203,11 +207,12 @@ def best_of(runs: list[dict]) -> dict:
 
 # ----------------------------------------------------------------------------- native
 def build_native(folder: Path, flags: list[str]) -> Path:
-    """The C++ submission with the shipped student, compiled in ``folder``."""
+    """The native tools binary (the submission's parts and the bench mode) with the shipped
+    student, compiled in ``folder``."""
     from tw_rl.codecup.evaluation import default_weights
     from tw_rl.native import build
 
-    info = build.build_native_submission(Path(default_weights(6)), folder / "submission.cpp")
+    info = build.build_native_tools(Path(default_weights(6)), folder / "bot-tools.cpp")
     return build.compile_source(info.path, folder / "bot", ("-std=c++17", "-O2", *flags))
 
 

@@ -8,11 +8,11 @@ against the anchors of an arena's ``ratings.json``.
     python scripts/ship_teacher.py runs/teacher-ref/checkpoints/ckpt-g000060.pt \\
         --ratings arena-teacher/ratings.json --note "CPU run on the 2-core development machine"
     python scripts/ship_teacher.py runs/teacher-next/checkpoints/ckpt-g000120.pt \\
-        --out tw_rl/training/teacher-next.pt --note "..."   # a candidate, not the default
+        --out candidates/teacher-next.pt --note "..."   # a candidate, not the default
 
-``--out`` writes the checkpoint and its card elsewhere: the newest checkpoint of a long run kept
-in the repository, so that a later session on a fresh machine continues it (``init_from=PATH``)
-or measures it, before it has earned the default's place.
+``--out`` writes the checkpoint and its card elsewhere, outside the package: a candidate that a
+later session continues (``init_from=PATH``) or measures before it has earned the default's
+place; only the default teacher ships in the wheel.
 """
 
 from __future__ import annotations

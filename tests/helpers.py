@@ -76,15 +76,15 @@ def tiny_train_config(run_dir, **changes):
     from tw_rl.config import (
         LearnerConfig,
         NetConfig,
-        SearchConfigSchema,
         SelfPlayConfig,
         TrainConfig,
         TrainingEvalConfig,
     )
+    from tw_rl.core.mcts import SearchConfig
 
     values = dict(
         net=NetConfig(name="tiny", blocks=1, channels=8, pool_every=1, head_channels=8),
-        search=SearchConfigSchema(simulations=3, cheap_simulations=2, full_search_fraction=0.5),
+        search=SearchConfig(simulations=3, cheap_simulations=2, full_search_fraction=0.5),
         selfplay=SelfPlayConfig(games_per_generation=2, parallel_games=2),
         learner=LearnerConfig(batch_size=16, steps_per_generation=2, min_samples=8),
         eval=TrainingEvalConfig(every=0),

@@ -46,9 +46,6 @@ class NetConfig:
     head_channels: int = 32  # channels of the policy / territory heads and the pooled features
 
 
-SearchConfigSchema = SearchConfig  # the config group ``search`` is the search's own record (its old name)
-
-
 @dataclass
 class SelfPlayConfig:
     games_per_generation: int = 128  # games finished per generation when self-play and learning take

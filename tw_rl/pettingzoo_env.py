@@ -348,9 +348,9 @@ def board_image(
     """[H, W, 3] uint8 picture of one position, drawn with numpy.
 
     Pointy-top hexagons of ``radius`` pixels placed as ``tw_rl.core.picture.svg_board`` places
-    them (larger row numbers on top), filled by simulated territory; stacks as discs (red, white,
-    grey for neutral) with their height; the last move (a cell index; -1 or the pass for none)
-    outlined in black.
+    them (``tw_rl.core.layout``: row 1 at the top, columns like "/"), filled by simulated
+    territory; stacks as discs (red, white, grey for neutral) with their height; the last move
+    (a cell index; -1 or the pass for none) outlined in black.
     """
     n = grid.num_cells
     centres = np.array(cell_centres(grid), dtype=np.float64) * (radius / RADIUS)

@@ -305,11 +305,10 @@ def test_show_svg(capsys, monkeypatch, tmp_path, notation):
     assert not [p for p in tmp_path.iterdir() if p.name != "pos.svg"]  # no temporary file left
 
 
-@pytest.mark.parametrize("notation", ["diff", "sum"])
 @pytest.mark.parametrize("size", [6, 8])
-def test_svg_layout_neighbours_touch(size, notation):
+def test_svg_layout_neighbours_touch(size):
     grid = Rules(size).grid
-    centres = cell_centres(grid, notation)
+    centres = cell_centres(grid)
     touch = math.sqrt(3.0) * RADIUS
     for i in range(grid.num_cells):
         near = set(int(j) for j in grid.neighbours[i] if j >= 0)
@@ -321,9 +320,38 @@ def test_svg_layout_neighbours_touch(size, notation):
                 assert abs(d - touch) < 1e-6
             else:
                 assert d > touch + 1.0
-    # Rows with larger name numbers are drawn higher (smaller y), as in the text board.
+    # Row 1 (default notation) is drawn at the top (smallest y), as in the text board.
     top = min(range(grid.num_cells), key=lambda i: centres[i][1])
-    assert int(cell_name(grid, top, notation)[1:]) == grid.width
+    assert cell_name(grid, top)[1:] == "1"
+
+
+def _svg_centres(path: Path) -> dict[str, tuple[float, float]]:
+    """Centre of every cell's hexagon in an SVG of ``tw-rl show``, by cell name."""
+    out = {}
+    for polygon in ET.parse(path).getroot().iter(f"{SVG}polygon"):
+        xy = [tuple(float(v) for v in p.split(",")) for p in polygon.get("points").split()]
+        out[polygon.get("data-cell")] = (sum(x for x, _ in xy) / 6, sum(y for _, y in xy) / 6)
+    return out
+
+
+def test_show_draws_the_board_as_the_codecup_describes_it(capsys, monkeypatch, tmp_path):
+    """Red starts on B2, white on B5 (three steps up column B): in the text board and in the
+    SVG, row 1 is at the top, A1 above A6 and left of F1, and a column runs down to the left."""
+    svg = tmp_path / "start.svg"
+    code, out, _ = run_cli(capsys, monkeypatch, ["show", "-", "--svg", str(svg)], stdin="B2\nB5\n")
+    assert code == 0
+    board = out[:11]
+    assert [line.split()[0] for line in board] == [str(k) for k in range(1, 12)]
+    assert board[0].endswith("A1-F1") and board[5].endswith("A6-K6") and board[10].endswith("F11-K11")
+    red = [(k, line.index("r1")) for k, line in enumerate(board) if "r1" in line]
+    white = [(k, line.index("w1")) for k, line in enumerate(board) if "w1" in line]
+    # B5 is three lines below B2 and three half cells (two characters each) to its left.
+    assert red == [(1, red[0][1])] and white == [(4, red[0][1] - 6)]
+    centres = _svg_centres(svg)
+    a1, a6, f1 = centres["A1"], centres["A6"], centres["F1"]
+    assert a1[1] < a6[1] and a1[0] < f1[0] and abs(a1[1] - f1[1]) < 1e-6
+    column = [centres[f"A{k}"] for k in range(1, 7)]
+    assert all(y1 > y0 and x1 < x0 for (x0, y0), (x1, y1) in zip(column, column[1:], strict=False))
 
 
 def test_svg_write_failure_is_one_line(capsys, monkeypatch, tmp_path):

@@ -21,7 +21,7 @@ class StackCount(TerritoryEvaluator):
 
     calls = 0
 
-    def evaluate(self, position, territory=None):
+    def evaluate(self, position):
         StackCount.calls += 1
         priors, _ = super().evaluate(position)
         mine = sum(1 for o in position.owner if o == position.to_move)

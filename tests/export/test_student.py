@@ -28,9 +28,9 @@ from tw_rl.config import (
     ExportConfig,
     LearnerConfig,
     NetConfig,
-    SearchConfigSchema,
     StudentConfig,
 )
+from tw_rl.core.mcts import SearchConfig
 from tw_rl.core.rules import Rules
 from tw_rl.core.state import State
 from tw_rl.export.distill import augment, distill, evaluate_fit, load_samples, prepare
@@ -436,7 +436,7 @@ def test_teacher_games_against_the_baselines_add_positions(tmp_path):
     stats = play_games(
         RULES,
         uniform,
-        SearchConfigSchema(simulations=2, cheap_simulations=1),
+        SearchConfig(simulations=2, cheap_simulations=1),
         2,
         2,
         np.random.default_rng(0),

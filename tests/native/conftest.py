@@ -1,6 +1,7 @@
-"""Fixtures of the native bot's tests: the generated C++ submission (the shipped student embedded)
-compiled once per test session with warnings as errors; skipped with a reason when no compiler
-is installed (CI installs g++, see .ci/run)."""
+"""Fixtures of the native bot's tests: the generated C++ submission and the tools binary (the
+same parts plus the --test, --bench and --selfplay modes), the shipped student embedded in both,
+each compiled once per test session with warnings as errors; skipped with a reason when no
+compiler is installed (CI installs g++, see .ci/run)."""
 
 from __future__ import annotations
 
@@ -31,6 +32,22 @@ def native_bin(native_source):
     """The submission compiled with -std=c++17 -O2 -Wall -Wextra -pedantic -Werror."""
     _compiler_or_skip()
     return build.compile_source(native_source, native_source.with_name("bot"), build.STRICT_FLAGS)
+
+
+@pytest.fixture(scope="session")
+def native_tools_source(tmp_path_factory):
+    """The tools binary's one-file source with the shipped student (build.build_native_tools)."""
+    folder = tmp_path_factory.mktemp("native-tools")
+    return build.build_native_tools(default_weights(6), folder / "bot-tools.cpp").path
+
+
+@pytest.fixture(scope="session")
+def native_tools_bin(native_tools_source):
+    """The tools binary compiled with -std=c++17 -O2 -Wall -Wextra -pedantic -Werror."""
+    _compiler_or_skip()
+    return build.compile_source(
+        native_tools_source, native_tools_source.with_name("bot-tools"), build.STRICT_FLAGS
+    )
 
 
 @pytest.fixture(scope="session")

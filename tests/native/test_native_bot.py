@@ -1,7 +1,9 @@
 """The native bot as a program: whole games as red and white (also with a tiny node pool, which
 fills and is compacted; also built with -fsanitize=address,undefined), the protocol's bad inputs
 answered exactly as the Python bot answers them, its constants the Python bot's, and its
-command-line and weights-file errors one line with exit code 2."""
+command-line and weights-file errors one line with exit code 2.  The submission is what plays
+here; the tools binary (the same parts with the --test, --bench and --selfplay modes) answers
+the --test questions and the self-play options."""
 
 from __future__ import annotations
 
@@ -122,6 +124,18 @@ def test_a_bad_option_is_one_line_and_exit_2(native_bin, options):
     assert done.stderr.startswith("tw_rl.native: ")
 
 
+@pytest.mark.parametrize("options", [["--test"], ["--bench", "10"], ["--selfplay", "1", "--out", "x"]])
+def test_the_submission_carries_no_tool_mode(native_bin, tmp_path, options):
+    """--test, --bench and --selfplay are the tools binary's: the submission refuses them as any
+    unknown option (one line, exit 2) and writes nothing."""
+    done = subprocess.run(
+        [str(native_bin), *options], input="", capture_output=True, text=True, cwd=tmp_path, timeout=60
+    )
+    assert done.returncode == 2
+    assert done.stderr.splitlines() == [f"tw_rl.native: unrecognized arguments: {options[0]}"]
+    assert done.stdout == "" and not any(tmp_path.iterdir())
+
+
 @pytest.mark.parametrize(
     "options",
     [
@@ -134,11 +148,11 @@ def test_a_bad_option_is_one_line_and_exit_2(native_bin, options):
         ["--time", "2", "--worker", "1"],
     ],
 )
-def test_a_self_play_option_without_selfplay_is_a_usage_error(native_bin, tmp_path, options):
+def test_a_self_play_option_without_selfplay_is_a_usage_error(native_tools_bin, tmp_path, options):
     """--out, --temperature-moves, --generation and --worker mean something only with --selfplay:
     without it they are refused (one line naming the option, exit 2), not silently ignored."""
     done = subprocess.run(
-        [str(native_bin), *options], input="", capture_output=True, text=True, cwd=tmp_path, timeout=60
+        [str(native_tools_bin), *options], input="", capture_output=True, text=True, cwd=tmp_path, timeout=60
     )
     name = options[-2] if "=" not in options[-1] else options[-1].split("=")[0]
     assert done.returncode == 2
@@ -170,20 +184,23 @@ def test_a_bad_weights_file_is_refused_as_the_python_bot_refuses_it(native_bin, 
     assert native.stderr.split(": ", 1)[1].split("(")[0] == python.stderr.split(": ", 1)[1].split("(")[0]
 
 
-def test_weights_given_at_start_up_are_the_network_it_plays(native_bin):
+def test_weights_given_at_start_up_are_the_network_it_plays(native_tools_bin):
     """--weights FILE reads a .twnet file: same answers as the embedded copy of the same file."""
     commands = ["eval 30 50 40", "search 50 30 50 40"]
-    a = run([str(native_bin), "--test"], "\n".join(commands) + "\n").stdout
-    b = run([str(native_bin), "--test", "--weights", default_weights(6)], "\n".join(commands) + "\n").stdout
-    c = run([str(native_bin), "--test", "--no-weights"], "eval 30 50 40\n").stdout
+    a = run([str(native_tools_bin), "--test"], "\n".join(commands) + "\n").stdout
+    b = run(
+        [str(native_tools_bin), "--test", "--weights", default_weights(6)], "\n".join(commands) + "\n"
+    ).stdout
+    c = run([str(native_tools_bin), "--test", "--no-weights"], "eval 30 50 40\n").stdout
     assert a == b and a.startswith("value ")
     assert c.startswith("error no network loaded")
 
 
 def test_the_source_compiles_without_weights_too(tmp_path):
-    """bot.cpp itself (no weights embedded) builds cleanly and plays with the territory evaluator."""
+    """The submission without weights builds cleanly and plays with the territory evaluator."""
+    source = build.build_native_submission(None, tmp_path / "plain.cpp").path
     try:
-        binary = build.compile_source(build.SOURCE, tmp_path / "plain", build.STRICT_FLAGS)
+        binary = build.compile_source(source, tmp_path / "plain", build.STRICT_FLAGS)
     except build.CompilerMissing as err:
         pytest.skip(str(err))
     out = run([str(binary), "--defaults"], "").stdout

@@ -17,15 +17,24 @@ from tw_rl.training.replay_buffer import SHARD_PATTERN, ReplayWindow, load_shard
 RULES = Rules(6, "codecup")
 
 
-def selfplay(native_bin, out, *options, games=2, sims=16):
-    command = [str(native_bin), "--selfplay", str(games), "--out", str(out), "--sims", str(sims), *options]
+def selfplay(native_tools_bin, out, *options, games=2, sims=16):
+    command = [
+        str(native_tools_bin),
+        "--selfplay",
+        str(games),
+        "--out",
+        str(out),
+        "--sims",
+        str(sims),
+        *options,
+    ]
     return subprocess.run(command, capture_output=True, text=True, timeout=120, check=False)
 
 
 @pytest.fixture(scope="module")
-def shard_folder(native_bin, tmp_path_factory):
+def shard_folder(native_tools_bin, tmp_path_factory):
     folder = tmp_path_factory.mktemp("selfplay")
-    done = selfplay(native_bin, folder, "--seed", "5", "--temperature-moves", "6", games=3)
+    done = selfplay(native_tools_bin, folder, "--seed", "5", "--temperature-moves", "6", games=3)
     assert done.returncode == 0, done.stderr
     return folder
 
@@ -67,10 +76,12 @@ def test_the_targets_agree(shard_folder):
         assert (s.passes <= 1).all() and set(np.unique(s.to_move)) <= {1, 2}
 
 
-def test_a_seed_repeats_its_games_and_workers_never_collide(native_bin, tmp_path):
+def test_a_seed_repeats_its_games_and_workers_never_collide(native_tools_bin, tmp_path):
     for worker in ("1", "2"):
-        assert selfplay(native_bin, tmp_path, "--seed", "9", "--worker", worker, games=1).returncode == 0
-    again = selfplay(native_bin, tmp_path, "--seed", "9", "--worker", "1", games=1)
+        assert (
+            selfplay(native_tools_bin, tmp_path, "--seed", "9", "--worker", worker, games=1).returncode == 0
+        )
+    again = selfplay(native_tools_bin, tmp_path, "--seed", "9", "--worker", "1", games=1)
     assert again.returncode == 0
     names = sorted(p.name for p in tmp_path.iterdir())
     assert names == [
@@ -82,10 +93,10 @@ def test_a_seed_repeats_its_games_and_workers_never_collide(native_bin, tmp_path
     assert np.array_equal(first.policy, second.policy) and np.array_equal(first.owner, second.owner)
 
 
-def test_the_last_line_reports_the_speed(native_bin, tmp_path):
+def test_the_last_line_reports_the_speed(native_tools_bin, tmp_path):
     import json
 
-    done = selfplay(native_bin, tmp_path, "--generation", "4", games=1, sims=8)
+    done = selfplay(native_tools_bin, tmp_path, "--generation", "4", games=1, sims=8)
     lines = [json.loads(line) for line in done.stdout.splitlines()]
     assert lines[0]["shard"] == "shard-g000004-w000-0000-n1.npz"
     assert lines[-1]["games"] == 1 and lines[-1]["positions"] == lines[0]["positions"] > 0
@@ -100,16 +111,16 @@ def test_the_last_line_reports_the_speed(native_bin, tmp_path):
         (["--out", "x"], "argument --out: not allowed without --selfplay"),
     ],
 )
-def test_bad_options_are_one_line(native_bin, tmp_path, options, message):
-    command = [str(native_bin), *options]
+def test_bad_options_are_one_line(native_tools_bin, tmp_path, options, message):
+    command = [str(native_tools_bin), *options]
     done = subprocess.run(command, capture_output=True, text=True, cwd=tmp_path, check=False)
     assert done.returncode == 2
     assert done.stderr.strip().splitlines() == [f"tw_rl.native: {message}"]
     assert not (tmp_path / "x").exists()
 
 
-def test_an_unwritable_folder_is_one_line(native_bin, tmp_path):
+def test_an_unwritable_folder_is_one_line(native_tools_bin, tmp_path):
     (tmp_path / "file").write_text("")
-    done = selfplay(native_bin, tmp_path / "file" / "sub", games=1, sims=4)
+    done = selfplay(native_tools_bin, tmp_path / "file" / "sub", games=1, sims=4)
     assert done.returncode == 1
     assert len(done.stderr.strip().splitlines()) == 1 and "cannot create" in done.stderr

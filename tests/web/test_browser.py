@@ -349,6 +349,69 @@ def test_the_aids_while_playing(server, page):
     assert page.locator("g.cell.legal").count() > 0
 
 
+COLUMN_A = [f"A{k}" for k in range(1, 7)]
+
+
+def _labelled_cells(page, names: list[str]) -> dict[str, tuple[float, float]]:
+    """On-screen centre of each named cell's hexagon, after checking that the coordinate label
+    written in it is its name and lies inside it."""
+    where = {}
+    for name in names:
+        cell = page.locator(f"g.cell[data-name='{name}'] polygon").first.bounding_box()
+        label = page.locator(f"g.cell[data-name='{name}'] text.name")
+        assert label.text_content() == name
+        box = label.bounding_box()
+        x, y = cell["x"] + cell["width"] / 2, cell["y"] + cell["height"] / 2
+        lx, ly = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+        assert abs(lx - x) < cell["width"] / 2 and abs(ly - y) < cell["height"] / 2, name
+        where[name] = (x, y)
+    return where
+
+
+def _assert_codecup_orientation(where: dict[str, tuple[float, float]]) -> None:
+    a1, a6, f1 = where["A1"], where["A6"], where["F1"]
+    assert a1[1] < a6[1], "A1 is drawn above A6"
+    assert a1[0] < f1[0] and abs(a1[1] - f1[1]) < 1.0, "A1 is left of F1, on the same row"
+    for upper, lower in zip(COLUMN_A, COLUMN_A[1:], strict=False):
+        (x0, y0), (x1, y1) = where[upper], where[lower]
+        assert y1 > y0 and x1 < x0, f"{lower} is below and left of {upper}: the column runs like '/'"
+
+
+def test_the_board_is_drawn_as_the_codecup_describes_it(server, page):
+    """Row 1 at the top, column A on the left, columns like "/", in play and in study; hovering
+    the place where A1 is drawn previews A1."""
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    page.goto(server)
+    page.wait_for_selector("g.cell")
+    page.fill("#bot", "greedy")
+    page.select_option("#colour", "red")
+    page.click("#new")
+    _wait_idle(page)
+    page.wait_for_selector("g.cell.legal")
+    where = _labelled_cells(page, [*COLUMN_A, "F1", "K11"])
+    _assert_codecup_orientation(where)
+    corners = page.evaluate(
+        """() => [...document.querySelectorAll('g.cell')].map((g) => {
+             const b = g.getBoundingClientRect();
+             return [g.dataset.name, b.x + b.width / 2, b.y + b.height / 2];
+           })"""
+    )
+    assert min(corners, key=lambda c: (round(c[2]), c[1]))[0] == "A1"  # the top line, leftmost
+    assert max(corners, key=lambda c: (round(c[2]), c[1]))[0] == "K11"  # the bottom line, rightmost
+    page.mouse.move(*where["A1"])
+    page.wait_for_selector("#preview:has-text('A1: ')")
+    assert page.inner_text("#preview").startswith("A1: ")
+    page.screenshot(path=str(ARTIFACTS / "web-board-orientation.png"), full_page=True)
+
+    page.click("#tab-study")
+    page.wait_for_selector("#stored button[data-game='1']")
+    page.click("#stored button[data-game='1']")
+    page.wait_for_function("() => document.getElementById('ply-label').textContent.startsWith('ply 0 of')")
+    page.click("#last")
+    page.wait_for_selector("#analysis:has-text('the game is over here')")  # no heat map over the names
+    _assert_codecup_orientation(_labelled_cells(page, [*COLUMN_A, "F1"]))
+
+
 def test_a_server_with_a_token_works_from_its_printed_address_only(page):
     """The address with ?token= opens the page, which then plays on its cookie (and drops the
     token from the address bar); the bare address is refused."""

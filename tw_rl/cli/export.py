@@ -44,7 +44,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         choices=tuple(DEFAULT_OUTS),
         default="python",
         help="python: one standard-library Python file (default); cpp: one C++17 file, standard library "
-        "only (the native twin of the bot, tw_rl/native/bot.cpp)",
+        "only (the native twin of the bot, assembled from tw_rl/native/src)",
     )
     parser.add_argument(
         "--out",

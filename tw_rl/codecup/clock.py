@@ -24,7 +24,7 @@ The expected number of own moves left is estimated from the empty cells (see
 
 import time
 
-DEFAULT_BUDGET = 30.0
+DEFAULT_BUDGET = 30.0  # the CodeCup clock: seconds a program has for a whole game (its one home)
 # Plan at most 90% of the 30 s (27 s, start-up included); the other 3 s absorb the pipe, the
 # scheduler and a judge machine somewhat slower than ours.  (Release 0.1 planned 48%.)
 DEFAULT_SAFETY = 0.9

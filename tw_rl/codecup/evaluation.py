@@ -6,8 +6,7 @@ The seam: an evaluator has ``evaluate(position) -> (priors, value)``:
 - ``value``: float in [-1, 1], the expected result for the side to move.
 
 A position computes its sight and territory once, when a move is played (the CodeCup end test
-needs them), and keeps them, so evaluators read them from the position at no cost.  (A second
-argument, ``territory``, is accepted and ignored, for old callers.)
+needs them), and keeps them, so evaluators read them from the position at no cost.
 
 A class may also declare ``evaluate_groups(position) -> (groups, value)``: the same priors as a
 list of ``(moves, probability of each)`` groups, highest first, where ``moves`` is a bitboard of
@@ -43,15 +42,14 @@ weights file, the territory evaluator without one.
       1-ply greedy on T is no better than random play).
   C = control margin: cell by cell, a stack counts for its owner unless the other side may
       capture it now; an empty cell counts for the side that sees it more often (the official
-      game's "controlled" cells).  A 1-ply greedy on C beats random play and the T-greedy 20-0
-      each.
-  k = 12 (tuned in 20-game matches at 200 simulations a move: k = 12 beat k = 6 14-6 and
-  k = 24 13-7; C alone and T + C were even).  A 10-cell lead in both margins on the 91-cell
+      game's "controlled" cells).
+  k = 12 (tuned in short matches; T + C and k: ``docs/results/standings.md``, "Design choices
+  of the bot").  A 10-cell lead in both margins on the 91-cell
   board is worth tanh(1.3) = 0.86; the search still reaches true terminal values (+-1).
 - priors ("heuristic", the default; see ``_weight_groups``): by move type from the sight
   planes, then scaled down in a settled territory.  Contested empty cells, captures and
   threatened stacks first; quiet moves in cells already ours last.  Costs one pass over the
-  legal moves; beat uniform priors 18-2 at 200 simulations a move.  ("uniform": equal priors.)
+  legal moves; its match against uniform priors is on the same page.  ("uniform": equal priors.)
 
 Everything is computed on the rules engine's bitboards (``rules.py``): the margins are
 population counts of bit-sliced comparisons, the priors a handful of masks.
@@ -119,7 +117,7 @@ class TerritoryEvaluator:
         self.control_weight = float(control_weight)
         self.priors = priors
 
-    def evaluate(self, position, territory=None):
+    def evaluate(self, position):
         groups, value = self._groups(position)
         cells = position.board.cells
         priors = {}

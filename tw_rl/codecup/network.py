@@ -100,11 +100,10 @@ def tensor_shapes(width, hidden, mixing):
     return {k: tuple(sizes.get(d, d) for d in shape) for k, shape in TENSOR_SHAPES.items()}
 
 
-def cell_codes(position, territory=None):
+def cell_codes(position):
     """([(a, b, c) per cell], [I play red, opponent passed], my legal placements).
 
-    The inputs of the network for ``position`` (see the module docstring); ``territory`` is
-    ignored (the position keeps its own).
+    The inputs of the network for ``position`` (see the module docstring).
     """
     keys, glob, legal = _features(position)
     codes = [(k >> 10, (k & 255) >> 2, (k & 3) << 2 | (k >> 8) & 3) for k in keys]
@@ -411,7 +410,7 @@ class Network:
                 f"the network was made for the size-{self.size} board, not size {position.board.size}"
             )
 
-    def outputs(self, position, territory=None):
+    def outputs(self, position):
         """(logits of every cell and the pass [N+1], value for the side to move)."""
         self.check_board(position)
         keys, glob, _ = _features(position)
@@ -433,7 +432,7 @@ class NetworkEvaluator:
         self.network = Network(read_weights(weights_path, board_size))
         self.evaluations = 0
 
-    def evaluate(self, position, territory=None):
+    def evaluate(self, position):
         net = self.network
         net.check_board(position)
         keys, glob, moves = _features(position)

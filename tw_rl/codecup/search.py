@@ -48,9 +48,8 @@ def advance(position, move):
     return child
 
 
-def result_value(position, territory=None):
-    """+1 / -1 / 0: the finished game's result for the side to move in position (``territory``
-    is ignored: the position keeps its own)."""
+def result_value(position):
+    """+1 / -1 / 0: the finished game's result for the side to move in position."""
     if position.forfeit or position.variant != "codecup":
         w = position.winner()
     else:

@@ -61,8 +61,8 @@ class SearchConfig:
     gumbel_c_visit: float = 50.0  # sigma(q) = (c_visit + max visits) * c_scale * q (gumbel)
     gumbel_c_scale: float = 0.1
     gumbel_rescale: bool = True  # min-max rescale the completed q-values to [0, 1] before sigma (as
-    # DeepMind's mctx does), so that sigma's reach no longer shrinks with the q spread; it won an A/B
-    # at equal wall time 127-73 (docs/results/2026-12-03.md); False = the sigma of before
+    # DeepMind's mctx does), so that sigma's reach no longer shrinks with the q spread (its A/B:
+    # docs/results/standings.md); False = the sigma of before
     forced_playouts: float = 0.0  # k of forced playouts + policy-target pruning at a noised puct root
     # (KataGo uses 2); 0 = off
     temperature_moves: int = 12  # self-play: moves per game drawn from the search policy, then the best

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from tw_rl.core.hexgrid import HexGrid
+from tw_rl.core.layout import screen_spots
 from tw_rl.core.state import EMPTY, NEUTRAL, RED, WHITE
 
 NOTATIONS = ("diff", "sum")
@@ -115,21 +116,27 @@ def text_board(
     last_move: int = -1,
     notation: str = "diff",
 ) -> str:
-    """A hexagonal text picture of one position.
+    """A hexagonal text picture of one position, laid out as every picture is (``layout``).
 
     Each cell shows its stack as owner letter + height (``r3`` red, ``w1`` white, ``n2``
-    neutral) or ``.`` when empty; the last move is wrapped in brackets. Rows of the picture
-    are board rows (numbers), shifted so that neighbours touch as on the real board.
+    neutral) or ``.`` when empty; the last move is wrapped in brackets. Each line is one board
+    row, its number on the left and its first and last cell on the right; lines are shifted by
+    half a cell so that neighbours touch as on the real board. In the default notation row 1
+    is the top line and each column runs down to the left, like "/".
     """
     symbol = {RED: "r", WHITE: "w", NEUTRAL: "n"}
-    width = grid.width
-    n = grid.size
+    spots = screen_spots(grid)
+    left = min(x for x, _ in spots)
+    right = max(x for x, _ in spots)
+    lines_of: dict[int, list[int]] = {}
+    for cell, (_, y) in enumerate(spots):
+        lines_of.setdefault(y, []).append(cell)
     lines = []
-    # Picture row k holds the cells whose name number is k+1; letters run along it.
-    for number in range(width, 0, -1):
-        row = number - 1 if notation == "diff" else width - number
-        cells = [int(grid.grid_index[c, row]) for c in range(width) if grid.grid_index[c, row] >= 0]
-        indent = abs(row - (n - 1)) * 2
+    for y in sorted(lines_of):
+        cells = sorted(lines_of[y], key=lambda i: spots[i][0])
+        # A cell is four characters wide, so a half cell width is two.
+        indent = 2 * (spots[cells[0]][0] - left)
+        tail = 2 * (right - spots[cells[-1]][0])
         parts = []
         for cell in cells:
             if owner[cell] == EMPTY:
@@ -137,6 +144,6 @@ def text_board(
             else:
                 text = f"{symbol[int(owner[cell])]}{int(height[cell])}"
             parts.append(f"[{text}]" if cell == last_move else f" {text} ")
-        span = f"{cell_name(grid, cells[0], notation)}-{cell_name(grid, cells[-1], notation)}"
-        lines.append(f"{number:>3} {' ' * indent}{''.join(parts)}{' ' * (indent + 3)}{span}")
+        first, last = cell_name(grid, cells[0], notation), cell_name(grid, cells[-1], notation)
+        lines.append(f"{first[1:]:>3} {' ' * indent}{''.join(parts)}{' ' * (tail + 3)}{first}-{last}")
     return "\n".join(lines)

@@ -1,15 +1,9 @@
 """An SVG picture of one position: hexagonal cells, stacks, the last move and simulated territory.
 
 Standard library only: the caller passes plain sequences (lists, or numpy rows read item by
-item). Cells are pointy-top hexagons. The board's axial steps (+-1, 0), (0, +-1), (+1, +1),
-(-1, -1) become touching hexagons with
-
-    x = R * sqrt(3) * (col - row / 2)      y = +-1.5 * R * row
-
-(R = hexagon radius): each of the six steps moves the centre by exactly sqrt(3) * R, the
-distance of two hexagons that share a side. The sign of y is chosen so that rows with larger
-name numbers are on top, as in ``notation.text_board``; the orientation is read off the cell
-names, so this module needs no knowledge of the notation switch.
+item). Cells are pointy-top hexagons placed by ``layout`` (the board as the CodeCup describes
+it: columns like "/", row 1 at the top in the default notation), the one place that decides
+where a cell is drawn; this module only draws.
 """
 
 from __future__ import annotations
@@ -19,6 +13,7 @@ from collections.abc import Sequence
 from xml.sax.saxutils import escape
 
 from tw_rl.core.hexgrid import HexGrid
+from tw_rl.core.layout import hexagon_centres
 from tw_rl.core.notation import cell_name
 
 RADIUS = 30.0  # hexagon radius (centre to corner) in SVG user units
@@ -41,18 +36,9 @@ DISCS = {
 OWNER_WORDS = {1: "red", 2: "white", 3: "neutral"}
 
 
-def cell_centres(grid: HexGrid, notation: str = "diff") -> list[tuple[float, float]]:
-    """Pixel centres (before the margin shift) of every cell, in cell index order."""
-    numbers = [int(cell_name(grid, i, notation)[1:]) for i in range(grid.num_cells)]
-    rows = [int(r) for _, r in grid.coords]
-    # Larger numbers on top: if number grows with row, y must fall as row grows.
-    low = rows.index(min(rows))
-    high = rows.index(max(rows))
-    sign = -1.0 if numbers[high] > numbers[low] else 1.0
-    return [
-        (RADIUS * math.sqrt(3.0) * (int(c) - int(r) / 2.0), sign * 1.5 * RADIUS * int(r))
-        for c, r in grid.coords
-    ]
+def cell_centres(grid: HexGrid) -> list[tuple[float, float]]:
+    """Centres (before the margin shift, SVG user units) of every cell, in cell index order."""
+    return hexagon_centres(grid, RADIUS)
 
 
 def _hexagon(x: float, y: float, radius: float) -> str:
@@ -88,7 +74,7 @@ def svg_board(
     ):
         if len(seq) != n:
             raise ValueError(f"{label} has {len(seq)} entries, the board has {n} cells")
-    centres = cell_centres(grid, notation)
+    centres = cell_centres(grid)
     half_w = RADIUS * math.sqrt(3.0) / 2.0
     min_x = min(x for x, _ in centres) - half_w - MARGIN
     max_x = max(x for x, _ in centres) + half_w + MARGIN

@@ -63,7 +63,7 @@ class RecordPosition:
 def check_start(rules: Rules, red_cell: int, white_cell: int, names: tuple[str, str]) -> None:
     """Refuse start cells the rules' set-up cannot give (RecordError, one line)."""
     grid = rules.grid
-    for colour, cell, name in (("red", red_cell, names[0]), ("white", white_cell, names[1])):
+    for colour, cell, name in zip(COLOUR_NAMES.values(), (red_cell, white_cell), names, strict=True):
         if cell == grid.centre:
             raise RecordError(f"start: {colour}'s start cell {name} is the centre (the neutral stack's cell)")
         if rules.codecup and grid.on_border[cell]:
@@ -83,7 +83,7 @@ def _start_cells(rules: Rules, words: Iterator[tuple[int, str]], notation: str) 
     """Red's and white's start cells, the record's first two items, checked."""
     starts: list[int] = []
     names: list[str] = []
-    for colour in ("red", "white"):
+    for colour in COLOUR_NAMES.values():
         item = next(words, None)
         if item is None:
             raise RecordError("the record ends before red's and white's start cells (its first two lines)")

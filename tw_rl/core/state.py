@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 EMPTY, RED, WHITE, NEUTRAL = 0, 1, 2, 3
-COLOUR_NAMES = {RED: "red", WHITE: "white"}
+COLOUR_NAMES = {RED: "red", WHITE: "white"}  # the one home of the colour words, red first
 
 # Phases: the game proper, and the steps of the official (pie) and free set-ups.
 PLAY, SETUP_NEUTRAL, SETUP_RED, SETUP_WHITE, SETUP_PIE = 0, 1, 2, 3, 4

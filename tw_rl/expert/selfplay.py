@@ -1,9 +1,10 @@
 """The native bot's self-play data mode run as several processes (``bot --selfplay``).
 
-``native_binary`` compiles ``tw_rl/native/bot.cpp`` once (no weights embedded: each process is
-given ``--weights FILE``); ``generate`` splits the games among the processes, each writing its
-own shards (``shard-g<generation>-w<worker>-...``) into one folder, and reports each finished
-game through ``on_game``.
+``native_binary`` compiles the native tools binary once (``tw_rl.native.build.build_native_tools``:
+the bot's parts with its self-play mode; no weights embedded: each process is given
+``--weights FILE``); ``generate`` splits the games among the processes, each writing its own
+shards (``shard-g<generation>-w<worker>-...``) into one folder, and reports each finished game
+through ``on_game``.
 """
 
 from __future__ import annotations
@@ -23,12 +24,12 @@ class SelfPlayError(RuntimeError):
 
 
 def native_binary(folder: Path) -> Path:
-    """The compiled native bot in ``folder`` (built when missing or older than bot.cpp)."""
+    """The compiled native tools binary in ``folder`` (built when missing or older than its parts)."""
     folder.mkdir(parents=True, exist_ok=True)
     binary = folder / "bot"
-    if binary.is_file() and binary.stat().st_mtime >= build.SOURCE.stat().st_mtime:
+    if binary.is_file() and binary.stat().st_mtime >= build.sources_mtime():
         return binary
-    source = build.build_native_submission(None, folder / "bot.cpp").path
+    source = build.build_native_tools(None, folder / "bot.cpp").path
     partial = folder / "bot.partial"
     build.compile_source(source, partial)
     partial.replace(binary)

@@ -22,8 +22,9 @@ from torch.utils.tensorboard import SummaryWriter
 from tw_rl.codecup.network import NetworkEvaluator
 from tw_rl.codecup.rules import Board
 from tw_rl.codecup.weights import QUANTIZATIONS
-from tw_rl.config import ExportConfig, SearchConfigSchema
+from tw_rl.config import ExportConfig
 from tw_rl.core.baselines import BASELINES
+from tw_rl.core.mcts import SearchConfig
 from tw_rl.core.rules import Rules
 from tw_rl.export.distill import DistillResult, distill, fit_text, load_samples, teacher_targets
 from tw_rl.export.student import StudentNet, masked_softmax, torch_outputs
@@ -93,15 +94,14 @@ def check_file(net: StudentNet, rules: Rules, data: Samples, path: Path, count: 
         scalar_position(board, part.owner[i], part.height[i], part.to_move[i], part.passes[i])
         for i in range(len(part))
     ]
-    territories = [p.territory() for p in positions]
     dv = dp = 0.0
-    for i, (pos, terr) in enumerate(zip(positions, territories, strict=True)):
-        priors, v = evaluator.evaluate(pos, terr)
+    for i, pos in enumerate(positions):
+        priors, v = evaluator.evaluate(pos)
         dv = max(dv, abs(v - float(value[i])))
         dp = max(dp, max(abs(p - probs[i, m]) for m, p in priors.items()))
     start = time.perf_counter()
-    for pos, terr in zip(positions, territories, strict=True):
-        evaluator.evaluate(pos, terr)
+    for pos in positions:
+        evaluator.evaluate(pos)
     rate = len(positions) / max(time.perf_counter() - start, 1e-9)
     return quant, {"value": dv, "policy": dp}, rate
 
@@ -124,7 +124,7 @@ def baseline_samples(
     if cfg.baseline_simulations < 1:
         raise ValueError(f"baseline_simulations must be at least 1, got {cfg.baseline_simulations}")
     sims = cfg.baseline_simulations
-    search = SearchConfigSchema(simulations=sims, cheap_simulations=max(1, sims // 4))
+    search = SearchConfig(simulations=sims, cheap_simulations=max(1, sims // 4))
     policy_value = NetPolicyValue(teacher, rules, "cpu")
     parts: list[Samples] = []
     for name in cfg.baselines:

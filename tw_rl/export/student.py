@@ -8,16 +8,9 @@ neighbourhood step (neighbour messages summed, / 6), a ReLU, then a policy logit
 from the mean over cells through one hidden layer, the pass logit and a tanh value.  The
 inputs are symmetric per cell: the codes of a permuted position are the permuted codes.
 
-Measured pure-Python cost (``NetworkEvaluator.evaluate``, territory given; details in
-``tw_rl.codecup.network``): width 32 / hidden 32, 0.47 ms an evaluation (~2,100 a second,
-budget 500), of which the mixing step is 0.39 ms; width 16: 3,400/s, width 48: 1,540/s.
-Distilled from ``runs/default-60min`` (65,470 samples, teacher ckpt-g28, 3,000 steps,
-teacher_weight 0.5), the holdout fit barely depends on the width: policy KL 0.461 / 0.448 /
-0.443 / 0.435 nats and value MSE 0.097 / 0.094 / 0.092 / 0.091 at width 16 / 24 / 32 / 48;
-"directional" mixing (a hex convolution, 3x the training time) gave 0.447 / 0.091, no
-better than "mean".  Defaults: width 32, hidden 32, mean.  Sanity check of that student: its
-raw policy (no search) beat random and greedy 20-0 each, and the bot with it beat the bot
-with the territory evaluator 10-0 at 64 simulations a move (equal time: not measured yet).
+Defaults: width 32, hidden 32, "mean" mixing: the widths and mixings measured for them (their
+pure-Python cost and holdout fit) are on ``docs/results/standings.md``, "Design choices of the
+bot".
 
 Training is ``tw_rl.export.distill``; the weights file is ``tw_rl.export.weights_file``.
 """

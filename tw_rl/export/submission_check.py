@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tw_rl.codecup.rules import RED, WHITE, Board, Position, judge_start
+from tw_rl.core.state import COLOUR_NAMES
 from tw_rl.native import build as native_build
 
 # Run a file with numpy, torch and any tw_rl outside the file unimportable.  With ``-I -S``
@@ -80,9 +81,9 @@ def play_check_game(
     ``ok`` when every answer came in time and was legal, the program exited with code 0 after
     ``Quit``, printed nothing more, and wrote nothing on stderr.
     """
-    if colour not in ("red", "white"):
-        raise ValueError(f"colour must be 'red' or 'white', got {colour!r}")
-    mine = RED if colour == "red" else WHITE
+    if colour not in COLOUR_NAMES.values():
+        raise ValueError(f"colour must be {' or '.join(map(repr, COLOUR_NAMES.values()))}, got {colour!r}")
+    mine = RED if colour == COLOUR_NAMES[RED] else WHITE
     board = Board(size)
     rng = random.Random(seed)
     red_cell, white_cell = judge_start(board, rng)
@@ -205,7 +206,7 @@ def check_submission(path: Path, budget: float = 3.0, seed: int = 0) -> list[Gam
     fresh interpreter run in an empty temporary directory with ``--time budget``."""
     reports = []
     with tempfile.TemporaryDirectory(prefix="tw_rl-check-") as tmp:
-        for i, colour in enumerate(("red", "white")):
+        for i, colour in enumerate(COLOUR_NAMES.values()):
             command = isolated_command(path, "--time", f"{budget:g}")
             reports.append(play_check_game(command, colour, seed=seed + i, cwd=tmp, move_timeout=budget + 30))
     return reports
@@ -218,7 +219,7 @@ def check_native_submission(path: Path, budget: float = 3.0, seed: int = 0) -> l
     reports = []
     with tempfile.TemporaryDirectory(prefix="tw_rl-check-") as tmp:
         binary = native_build.compile_source(Path(path), Path(tmp) / "bot")
-        for i, colour in enumerate(("red", "white")):
+        for i, colour in enumerate(COLOUR_NAMES.values()):
             command = [str(binary), "--time", f"{budget:g}"]
             reports.append(play_check_game(command, colour, seed=seed + i, cwd=tmp, move_timeout=budget + 30))
     return reports

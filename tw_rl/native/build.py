@@ -1,12 +1,31 @@
-"""The one-file C++ submission (``tw-rl export --target cpp``) and compiling it (standard library only).
+"""The one-file C++ submission (``tw-rl export --target cpp``), the tools binary's source, and
+compiling them (standard library only).
 
-``bot.cpp`` (package data beside this module) is the whole native bot; it holds one marked line
-for the weights.  ``build_native_submission`` copies it with that line replaced by the weights
-file's bytes as base64 text (an array of short string literals, so that no literal exceeds what
-ISO C++ asks compilers to support and ``-pedantic`` stays quiet), checks the weights as the
-Python bot would load them, refuses a file over the CodeCup size limit, and writes it
-atomically.  ``compile_source`` runs ``g++ -std=c++17 -O2 -Wall -Wextra`` on a source;
-a missing compiler is ``CompilerMissing`` (the command line reports it in one line, exit 2).
+The native bot's source is in parts under ``src/`` (package data beside this module), one
+concept each, as headers that include what they use (``#pragma once``), so that they also
+compile on their own: ``g++ -I src src/main_play.cpp``.  The CodeCup takes one source file, so
+``assemble`` joins the parts of a manifest in its order, as SQLite ships its amalgamation: each
+part under a ``// part: NAME`` line, without its ``#pragma once`` and without its includes of
+project parts (each must name a part already in, or the assembly refuses), a standard header
+included once, where it is first asked for.  Two manifests:
+
+- ``SUBMISSION_PARTS``: the shared parts and the playing ``main`` (``main_play.cpp``): the
+  submission;
+- ``TOOLS_PARTS``: the shared parts, the test, bench and self-play data modes and their
+  ``main`` (``tools/``): the binary of the tests, ``scripts/bench_bot.py`` and ``tw_rl.expert``,
+  which the submission does not carry.
+
+A new part goes in ``src/`` and in ``SHARED_PARTS`` (or a tool's list) after the parts it
+includes: a new evaluator after ``evaluator.hpp`` and before ``evaluator_factory.hpp``, which
+picks an evaluator by the weights file's ``arch`` tag.
+
+``build_native_submission`` assembles the submission with the marked weights line replaced by
+the weights file's bytes as base64 text (an array of short string literals, so that no literal
+exceeds what ISO C++ asks compilers to support and ``-pedantic`` stays quiet), checks the
+weights as the Python bot would load them, refuses a file over the CodeCup size limit, and
+writes it atomically; ``build_native_tools`` does the same for the tools binary's source (no
+size limit).  ``compile_source`` runs ``g++ -std=c++17 -O2 -Wall -Wextra`` on a source; a
+missing compiler is ``CompilerMissing`` (the command line reports it in one line, exit 2).
 """
 
 from __future__ import annotations
@@ -14,6 +33,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import os
+import re
 import shutil
 import subprocess
 from dataclasses import dataclass
@@ -22,7 +42,47 @@ from pathlib import Path
 from tw_rl.codecup.evaluation import make_evaluator
 from tw_rl.files import same_bytes, write_atomic
 
-SOURCE = Path(__file__).resolve().with_name("bot.cpp")
+PARTS_DIR = Path(__file__).resolve().with_name("src")
+# The manifest: the parts in assembly order (each after every part it includes).
+SHARED_PARTS = (
+    "prelude.hpp",  # the file's comment and the no-FMA pragma: first, before any code
+    "constants.hpp",
+    "board.hpp",
+    "sight.hpp",
+    "position.hpp",
+    "errors.hpp",
+    "sha256_base64.hpp",
+    "json.hpp",
+    "weights_file.hpp",
+    "evaluator.hpp",
+    "student_network.hpp",
+    "territory_evaluator.hpp",
+    "evaluator_factory.hpp",
+    "search.hpp",
+    "clock.hpp",
+    "bot.hpp",
+    "protocol.hpp",
+    "embedded_weights.hpp",
+    "command_line.hpp",
+)
+SUBMISSION_PARTS = (*SHARED_PARTS, "main_play.cpp")
+TOOLS_PARTS = (
+    *SHARED_PARTS,
+    "tools/position_lines.hpp",
+    "tools/bench_mode.hpp",
+    "tools/test_mode.hpp",
+    "tools/npz_writer.hpp",
+    "tools/selfplay_data.hpp",
+    "tools/main_tools.cpp",
+)
+BANNER = (
+    "// Assembled by tw_rl/native/build.py (tw-rl export --target cpp) from the parts in\n"
+    "// tw_rl/native/src, in the order of its manifest: edit the parts, not this file.\n"
+)
+PART_LINE = "// " + "-" * 60 + " part: {}\n"
+_PROJECT_INCLUDE = re.compile(r'^\s*#\s*include\s*"([^"]+)"')
+_SYSTEM_INCLUDE = re.compile(r"^\s*#\s*include\s*<([^>]+)>")
+_PRAGMA_ONCE = re.compile(r"^\s*#\s*pragma\s+once\s*$")
 SIZE_LIMIT = 1_474_560  # bytes: the CodeCup's limit on a submitted source file
 BOARD_SIZE = 6
 WEIGHTS_MARKER = "// @@EMBEDDED_WEIGHTS@@"
@@ -68,13 +128,60 @@ def _cpp_string(text: str) -> str:
     return '"' + text + '"'
 
 
+def assemble(parts: tuple[str, ...] = SUBMISSION_PARTS, folder: Path = PARTS_DIR) -> str:
+    """One source of ``parts`` (names relative to ``folder``), in order: see the module's text."""
+    if len(set(parts)) != len(parts):
+        raise NativeBuildError("the manifest names a part twice")
+    out = [BANNER]
+    done: set[str] = set()
+    system: set[str] = set()
+    for name in parts:
+        try:
+            text = (folder / name).read_text(encoding="utf-8")
+        except OSError as err:
+            raise NativeBuildError(f"cannot read native part {name}: {err.strerror or err}") from None
+        kept: list[str] = []
+        for line in text.splitlines(keepends=True):
+            project = _PROJECT_INCLUDE.match(line)
+            if project:
+                if project.group(1) not in done:
+                    raise NativeBuildError(
+                        f"native part {name} includes {project.group(1)}, "
+                        "which the manifest does not put before it"
+                    )
+                continue
+            header = _SYSTEM_INCLUDE.match(line)
+            if header and header.group(1) in system:
+                continue
+            if header:
+                system.add(header.group(1))
+            if _PRAGMA_ONCE.match(line) or (not line.strip() and (not kept or not kept[-1].strip())):
+                continue  # no #pragma once; blank lines not doubled where the includes were
+            kept.append(line if line.endswith("\n") else line + "\n")
+        while kept and not kept[-1].strip():
+            kept.pop()
+        out += ["\n", PART_LINE.format(name), *kept]
+        done.add(name)
+    return "".join(out)
+
+
+def part_paths(parts: tuple[str, ...] = TOOLS_PARTS) -> list[Path]:
+    """The files of ``parts``."""
+    return [PARTS_DIR / name for name in parts]
+
+
+def sources_mtime(parts: tuple[str, ...] = TOOLS_PARTS) -> float:
+    """The newest modification time of ``parts`` and of this module (which assembles them)."""
+    return max(path.stat().st_mtime for path in [*part_paths(parts), Path(__file__)])
+
+
 def render(source: str, weights: tuple[str, bytes] | None) -> str:
-    """The submission's text: ``source`` with the marked weights lines filled in."""
+    """The source's text with the marked weights lines filled in (``None``: left as they are)."""
     lines = source.splitlines(keepends=True)
     weights_at = [i for i, line in enumerate(lines) if WEIGHTS_MARKER in line]
     name_at = [i for i, line in enumerate(lines) if NAME_MARKER in line]
     if len(weights_at) != 1 or len(name_at) != 1:
-        raise NativeBuildError(f"{SOURCE.name} must hold each weights marker exactly once")
+        raise NativeBuildError("the assembled native source must hold each weights marker exactly once")
     if weights is None:
         return source
     name, data = weights
@@ -99,7 +206,20 @@ def build_native_submission(
     weights: Path | None = None, out: Path = Path("submission.cpp")
 ) -> NativeSubmissionInfo:
     """Write the one-file C++ submission at ``out`` (``weights``: the .twnet file to embed)."""
-    out = Path(out)
+    return _build(SUBMISSION_PARTS, weights, Path(out), SIZE_LIMIT)
+
+
+def build_native_tools(
+    weights: Path | None = None, out: Path = Path("bot-tools.cpp")
+) -> NativeSubmissionInfo:
+    """Write the tools binary's one-file source at ``out``: the bot with its --test, --bench and
+    --selfplay modes (``weights``: the .twnet file to embed, as in the submission)."""
+    return _build(TOOLS_PARTS, weights, Path(out), None)
+
+
+def _build(
+    parts: tuple[str, ...], weights: Path | None, out: Path, limit: int | None
+) -> NativeSubmissionInfo:
     weights_data = None
     if weights is not None:
         weights = Path(weights)
@@ -112,11 +232,11 @@ def build_native_submission(
             raise NativeBuildError(f"cannot read weights file {weights}: {err.strerror or err}") from None
     if out.is_dir():
         raise NativeBuildError(f"output path is a directory: {out}")
-    text = render(SOURCE.read_text(encoding="utf-8"), weights_data)
+    text = render(assemble(parts), weights_data)
     data = text.encode("utf-8")
-    if len(data) > SIZE_LIMIT:
+    if limit is not None and len(data) > limit:
         raise NativeBuildError(
-            f"the submission would be {len(data):,} bytes: over the CodeCup limit of {SIZE_LIMIT:,} bytes; "
+            f"the submission would be {len(data):,} bytes: over the CodeCup limit of {limit:,} bytes; "
             "nothing written"
         )
     try:

@@ -83,12 +83,6 @@ def run_round(
     return proc.returncode, time.monotonic() - started
 
 
-def nice_env() -> dict:
-    env = dict(os.environ)
-    env.setdefault("PYTHONUNBUFFERED", "1")
-    return env
-
-
 def train_command(run: Path, point: str, k: int, generations: int = TRAIN_GENERATIONS) -> list[str]:
     overrides = [*TRAIN_OVERRIDES, f"generations={generations}", f"hydra.run.dir={run}"]
     if point in ("time", "none"):

@@ -50,6 +50,7 @@ from tw_rl.codecup.clock import DEFAULT_BUDGET
 from tw_rl.codecup.weights import CODECUP_SIZE, default_weights
 from tw_rl.config import EvaluateConfig, RefereeConfig
 from tw_rl.core.rules import Rules
+from tw_rl.core.state import COLOUR_NAMES
 from tw_rl.export.submission import SubmissionError, build_submission
 from tw_rl.files import FolderInUse, append_line, file_sha256, folder_lock, write_atomic
 from tw_rl.machine import usable_cores
@@ -237,7 +238,7 @@ def report(out: Path, opponents: list[str], settings: dict, running: bool = Fals
         wins = draws = losses = 0
         for number, game in sorted(games.items()):
             where = f"{opponent} game {number}"
-            colour = "red" if game["red"]["program"] == BOT else "white"
+            colour = next(word for word in COLOUR_NAMES.values() if game[word]["program"] == BOT)
             if game["winner"] == BOT:
                 wins += 1
             elif game["winner"] == "draw":

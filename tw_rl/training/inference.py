@@ -28,7 +28,6 @@ import torch
 from torch import nn
 
 BACKENDS = ("eager", "compile", "onnx", "onnx-int8")
-EXACT_BACKENDS = ("eager", "compile", "onnx")  # float32 to rounding; onnx-int8 is approximate
 
 Forward = Callable[[torch.Tensor], tuple[torch.Tensor, torch.Tensor]]  # planes -> (policy, value) logits
 

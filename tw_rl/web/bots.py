@@ -29,7 +29,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from tw_rl.codecup.clock import DEFAULT_SAFETY, TimeControl
+from tw_rl.codecup.clock import DEFAULT_BUDGET, DEFAULT_SAFETY, TimeControl
 from tw_rl.codecup.errors import EvaluatorError
 from tw_rl.codecup.evaluation import TerritoryEvaluator, default_weights, make_evaluator
 from tw_rl.codecup.players import BotPlayer
@@ -49,8 +49,8 @@ from tw_rl.web.catalogue import Catalogue, NotOffered
 from tw_rl.web.checkpoints import load_policy_value
 from tw_rl.web.limits import Limits
 
-DEFAULT_BOT = "bot@30"
-DEFAULT_GAME_SECONDS = 30.0
+DEFAULT_GAME_SECONDS = DEFAULT_BUDGET  # the CodeCup clock (its one home: tw_rl.codecup.clock)
+DEFAULT_BOT = f"bot@{DEFAULT_GAME_SECONDS:g}"
 DEFAULT_SIMULATIONS = 64
 USAGE = (
     "use bot[@SECONDS] (SECONDS for the whole game, as in the arena), ckpt:NAME[@SIMULATIONS] "

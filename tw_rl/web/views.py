@@ -37,8 +37,11 @@ PHASE_WORDS = {
 
 
 def board_view(rules: Rules, notation: str = "diff") -> dict:
-    """The board's geometry: cell names and centres (hexagon radius ``radius``)."""
-    centres = cell_centres(rules.grid, notation)
+    """The board's geometry: cell names and centres (hexagon radius ``radius``).
+
+    The centres are ``core.layout``'s (row 1 at the top, columns like "/"), so the page draws
+    the board as ``tw-rl show`` does and holds no geometry of its own."""
+    centres = cell_centres(rules.grid)
     return {
         "size": rules.size,
         "variant": rules.variant,

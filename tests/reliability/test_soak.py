@@ -17,7 +17,7 @@ import pytest
 
 from tw_rl.reliability import soak
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = ROOT / "scripts" / "soak.py"
 
 

@@ -12,7 +12,7 @@ import pytest
 
 from tw_rl.reliability import mutation
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 MUTANT_SETS = mutation.mutant_sets()
 
 
