@@ -1,2 +1,2 @@
 """The AlphaZero cycle: the network, checkpoints, the replay buffer, self-play, the learner, the
-loop, and self-play workers on Ray."""
+loop (its self-play sources, its clock and its metrics log), and self-play workers on Ray."""
