@@ -16,7 +16,8 @@ its own; ``--sequential`` (for an arm that uses several cores itself, e.g.
 already has ``time/run_minutes`` of the limit is not trained again and one cut short resumes for
 the minutes it lacks, so a killed A/B goes on with the same command. Then each pair's two newest
 checkpoints play their share of ``--games`` games at ``--sims`` simulations a move (halves side by
-side on separate cores, colours alternating, draws half).
+side on separate cores; each opening played twice with colours swapped, so ``--games`` is whole
+openings: an odd count is rounded up, with a note; draws half).
 
 Why several seeds: two runs of one recipe can end far apart (on 2026-12-06 two 12-minute runs of
 the same recipe, eager against ``torch.compile``, played 34-166), so one pair's Wilson interval
@@ -26,16 +27,15 @@ the mean of the pairs' scores with a Student t interval over them, which covers 
 The report, in ``runs/ab-NAME/ab.json`` and as a Markdown table on stdout: each run's overrides,
 run minutes, generations, games, samples and gradient steps; each pair's score; arm a's pooled
 score with its 95% Wilson interval (the games' luck only); and, with ``--seeds`` >= 2, the
-between-runs interval.
+between-runs interval; beside each score, arm a's record as red and as white and both arms'
+CodeCup points per game. The statistics are ``tw_rl.stats``'s.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import math
 import os
-import statistics
 import subprocess
 import sys
 import time
@@ -44,8 +44,9 @@ from pathlib import Path
 from tqdm import tqdm
 
 from tw_rl.files import write_atomic
-from tw_rl.referee.match import wilson_interval
+from tw_rl.stats import runs_interval, shares
 from tw_rl.training.checkpoint import latest_checkpoint
+from tw_rl.training.match import MatchScore
 from tw_rl.training.run_totals import run_totals
 
 SCRIPTS = Path(__file__).resolve().parent
@@ -131,10 +132,11 @@ def play_match(
     args, out: Path, cores: list[int], player: Path, opponent: Path, games: int, seed: int
 ) -> dict:
     """Arm a's newest checkpoint against arm b's, ``games`` games in halves on separate cores (match
-    seeds derived from ``seed``; logs in ``out``); the summed score."""
+    seeds derived from ``seed``; logs in ``out``); the summed score. ``games`` is even: the halves
+    share whole openings."""
     halves = max(1, min(len(cores), 2, games // 2))
     processes = []
-    for k, size in enumerate(shares(games, halves)):
+    for k, size in enumerate(2 * openings for openings in shares(games // 2, halves)):
         command = [
             sys.executable,
             str(SCRIPTS / "match.py"),
@@ -165,49 +167,28 @@ def play_match(
     return tally(reports, args.sims)
 
 
-def shares(total: int, parts: int) -> list[int]:
-    """``total`` shared out into ``parts`` counts that differ by at most one, the larger first."""
-    return [total // parts + (1 if k < total % parts else 0) for k in range(parts)]
-
-
 def tally(halves: list[dict], sims: int) -> dict:
     """The summed score of match halves (``scripts/match.py`` reports of a against b): arm a's wins,
-    draws and losses, its score and the score's 95% Wilson interval, and the halves themselves."""
-    wins = sum(h["wins"] for h in halves)
-    draws = sum(h["draws"] for h in halves)
-    games = sum(h["games"] for h in halves)
-    score = (wins + 0.5 * draws) / games
-    low, high = wilson_interval(wins + 0.5 * draws, games)
+    draws and losses, its score and the score's 95% Wilson interval, its record by colour and the
+    points per game (``MatchScore.to_json``), and the halves themselves."""
+    total = MatchScore()
+    for half in halves:
+        total += MatchScore.from_json(half)
     return {
-        "games": games,
-        "wins_a": wins,
-        "draws": draws,
-        "wins_b": games - wins - draws,
-        "score_a": score,
-        "ci95": [low, high],
+        **total.to_json(),
+        "wins_a": total.wins,
+        "wins_b": total.losses,
+        "score_a": total.score,
         "sims": sims,
         "halves": halves,
     }
 
 
-# Two-sided 95% quantiles of Student's t distribution by degrees of freedom (1-30); larger: 1.96.
-T95 = tuple(
-    float(q)
-    for q in "12.706 4.303 3.182 2.776 2.571 2.447 2.365 2.306 2.262 2.228 2.201 2.179 2.160 2.145 2.131 "
-    "2.120 2.110 2.101 2.093 2.086 2.080 2.074 2.069 2.064 2.060 2.056 2.052 2.048 2.045 2.042".split()
-)
-
-
-def between_runs(scores: list[float], pooled: tuple[float, float] = (1.0, 0.0)) -> dict:
-    """The mean of the pairs' scores and its 95% Student t interval over the pairs (clipped to
-    [0, 1]): the luck of the runs and of the games together. Needs two or more pairs. The interval
-    is never narrower than ``pooled`` (the pooled games' Wilson interval), so pairs that happen to
-    score alike do not look surer than their games."""
-    mean = statistics.fmean(scores)
-    quantile = T95[len(scores) - 2] if len(scores) - 1 <= len(T95) else 1.96
-    half = quantile * statistics.stdev(scores) / math.sqrt(len(scores))
-    low, high = min(mean - half, pooled[0]), max(mean + half, pooled[1])
-    return {"pairs": len(scores), "scores": scores, "mean": mean, "ci95": [max(0.0, low), min(1.0, high)]}
+def between_runs(scores: list[float], pooled: tuple[float, float]) -> dict:
+    """The mean of the pairs' scores and its 95% Student t interval over the pairs
+    (``tw_rl.stats.runs_interval``, never narrower than the pooled games' Wilson interval)."""
+    spread = runs_interval(scores, floor=pooled)
+    return {"pairs": spread.count, "scores": scores, "mean": spread.mean, "ci95": [spread.low, spread.high]}
 
 
 def markdown(report: dict) -> str:
@@ -236,6 +217,8 @@ def markdown(report: dict) -> str:
         rows.append("")
     m = report["match"]
     low, high = m["ci95"]
+    red, white = m["as_red"], m["as_white"]
+    per_a, per_b = m["points_per_game"]
     rows.append(
         f"a against b, {m['sims']} simulations a move: {m['wins_a']}-{m['wins_b']}"
         + (f" ({m['draws']} drawn)" if m["draws"] else "")
@@ -245,6 +228,10 @@ def markdown(report: dict) -> str:
             if several
             else " (Wilson: the games' luck only; one pair of runs, see --seeds)"
         )
+    )
+    rows.append(
+        f"a as red {red[0]}-{red[1]}-{red[2]}, as white {white[0]}-{white[1]}-{white[2]} (red won "
+        f"{m['red_won']} of {m['games']}); CodeCup points per game: a {per_a:.1f}, b {per_b:.1f}"
     )
     if several:
         b = report["between_runs"]
@@ -276,9 +263,17 @@ def main(argv: list[str] | None = None) -> int:
     args.b = [part for value in args.b for part in value.split()]
     if args.minutes <= 0 or args.games < 1 or args.sims < 1 or args.seeds < 1:
         parser.error("--minutes, --games, --sims and --seeds must be positive")
-    if args.games < args.seeds:
+    if args.games % 2:
+        print(
+            f"note: --games {args.games} rounded up to {args.games + 1}: each opening is played twice, "
+            "colours swapped",
+            file=sys.stderr,
+        )
+        args.games += 1
+    if args.games < 2 * args.seeds:
         parser.error(
-            f"--games {args.games} is fewer than one game for each of the --seeds {args.seeds} pairs"
+            f"--games {args.games} is fewer than one opening (two games) for each of the --seeds "
+            f"{args.seeds} pairs"
         )
     if args.a == args.b:
         parser.error("arms a and b have the same overrides: nothing to compare")
@@ -290,7 +285,8 @@ def main(argv: list[str] | None = None) -> int:
     for seed in seeds:
         train_pair(args, pair_folder(out, seed, args.seed), seed, cores, side_by_side)
     pairs = []
-    for seed, games in zip(seeds, shares(args.games, args.seeds), strict=True):
+    for seed, openings in zip(seeds, shares(args.games // 2, args.seeds), strict=True):
+        games = 2 * openings
         folder = pair_folder(out, seed, args.seed)
         checkpoints = {}
         for arm in ("a", "b"):

@@ -4,7 +4,10 @@
     python scripts/match.py runs/X/checkpoints/ckpt-g000012.pt random --games 100 --raw
 
 A player is ``random``, ``greedy`` or a checkpoint path; ``--raw`` makes the checkpoint play its
-policy's best move without search. Colours alternate; draws count half. Prints one JSON line.
+policy's best move without search. Each opening is played twice with colours swapped (an odd
+``--games`` is rounded up, with a note); draws count half. Prints the progress and the summary
+line on stderr (record, win rate with its 95% Wilson interval, record as red and as white, CodeCup
+points per game) and one JSON line on stdout (``MatchScore.to_json`` and the settings).
 The front end of ``tw_rl.rating.head_to_head``; the defaults are ``tw_rl.config.HeadToHeadConfig``'s.
 """
 
@@ -25,7 +28,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("player", help="checkpoint path, random or greedy")
     parser.add_argument("opponent", help="checkpoint path, random or greedy")
-    parser.add_argument("--games", type=int, default=defaults.games)
+    parser.add_argument("--games", type=int, default=defaults.games, help="games (whole openings: even)")
     parser.add_argument(
         "--sims", type=int, default=defaults.simulations, help="simulations per move of checkpoint players"
     )

@@ -2,8 +2,8 @@
 layer order below, the package has no import cycle, and an import inside a function is allowed
 only where it keeps an optional dependency optional.
 
-    core, codecup  ->  files, config, cluster, machine, scalar_position  ->  env | pettingzoo_env | referee
-        | training | native  ->  export  ->  rating | expert  ->  web | reliability  ->  cli
+    core, codecup  ->  files, config, cluster, machine, scalar_position, stats  ->  env | pettingzoo_env
+        | referee | training | native  ->  export  ->  rating | expert  ->  web | reliability  ->  cli
     (scripts/ and notebooks/ sit on top)
 
 Units on one level are siblings: they must not import each other (``env``, ``pettingzoo_env``,
@@ -21,7 +21,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "tw_rl"
 
 LAYERS = (
     ("core", "codecup"),
-    ("files", "config", "cluster", "machine", "scalar_position"),
+    ("files", "config", "cluster", "machine", "scalar_position", "stats"),
     ("env", "pettingzoo_env", "referee", "training", "native"),
     ("export",),
     ("rating", "expert"),
@@ -36,6 +36,9 @@ FUNCTION_LEVEL_ALLOWED = {
     ("tw_rl.rating.evaluation", "tw_rl.rating.ray_games"): "Ray is optional: imported only with ray_address",
     # torch stays out of `tw-rl --help` and of the subcommands that need none (0.4 s instead of ~3 s)
     ("tw_rl.cli.evaluate", "tw_rl.rating.evaluation"): "torch, only when `tw-rl evaluate` runs",
+    # the player registry (and the help texts taken from it) loads without torch
+    ("tw_rl.rating.player_kinds", "tw_rl.rating.players"): "torch, only to build a player",
+    ("tw_rl.rating.player_kinds", "tw_rl.training.checkpoint"): "torch, only to read a checkpoint",
     ("tw_rl.cli.export", "tw_rl.export.pipeline"): "torch, only for `tw-rl export --run` (a distillation)",
     # the web extra (Starlette, uvicorn) and torch, only when `tw-rl serve` runs
     ("tw_rl.cli.serve", "tw_rl.web.app"): "the web extra and torch, only when `tw-rl serve` runs",

@@ -80,7 +80,7 @@ class TrainingEvalConfig:
     """The arena games inside a training run (config group ``eval``); not ``EvaluateConfig``."""
 
     every: int = 10  # evaluate every k generations (0 = never)
-    games: int = 24  # games per opponent (colours alternate)
+    games: int = 24  # games per opponent (each opening twice, colours swapped; odd: rounded up)
     simulations: int = 32  # simulations per move of the network in evaluation
     opponents: list[str] = field(default_factory=lambda: ["random", "greedy"])  # or "previous"
 
@@ -171,11 +171,11 @@ class HeadToHeadConfig:
 
     player: str = ""  # the player whose score is reported (scripts/match.py's first argument)
     opponent: str = ""  # its opponent (the second argument)
-    games: int = 100  # colours alternate; draws count half
+    games: int = 100  # each opening twice, colours swapped (odd: rounded up); draws count half
     simulations: int = 64  # search simulations per move of a checkpoint player
     raw: bool = False  # the first player plays its raw policy (no search)
     size: int = 6  # cells per board side (CodeCup rules, judge-drawn openings)
-    batch: int = 50  # games played at once
+    batch: int = 50  # games played at once (whole openings: odd is rounded up)
     seed: int = 0  # seeds the openings and the players' random choices
     threads: int = 0  # torch CPU threads (0 = torch's default)
 

@@ -18,7 +18,7 @@ import pytest
 from tw_rl.config import ConfigError
 from tw_rl.expert.config import ExpertConfig
 from tw_rl.expert.loop import finished_generations, run, student_path
-from tw_rl.expert.selfplay import native_binary, split
+from tw_rl.expert.selfplay import native_binary
 from tw_rl.native import build
 from tw_rl.training.replay_buffer import ShardFormatError, shard_games
 
@@ -62,10 +62,6 @@ def tiny(run_dir: Path, binary: Path, **changes) -> ExpertConfig:
     cfg = ExpertConfig(**values)
     cfg.train.steps, cfg.train.batch_size = 4, 16
     return cfg
-
-
-def test_split():
-    assert split(5, 2) == [3, 2] and split(1, 4) == [1] and sum(split(64, 3)) == 64
 
 
 def test_two_generations_end_to_end_then_extended(binary, tmp_path):

@@ -19,8 +19,8 @@ from tw_rl.core.baselines import BASELINES
 from tw_rl.core.rules import Rules
 from tw_rl.export.student import StudentNet
 from tw_rl.export.weights_file import write_weights
-from tw_rl.rating.games import play_pair
 from tw_rl.rating.player_specs import ArenaError, make_player, parse_player
+from tw_rl.training.match import play_pair
 
 
 @pytest.fixture

@@ -25,13 +25,14 @@ from tw_rl.core.state import RED, WHITE
 from tw_rl.files import file_sha256
 from tw_rl.rating.elo import fit
 from tw_rl.rating.evaluation import run_evaluation
-from tw_rl.rating.games import balanced_slots, games_of, play_batch, play_pair, play_referee_game
+from tw_rl.rating.games import games_of, play_referee_game
 from tw_rl.rating.player_specs import ArenaError, PlayerSpec, make_player, parse_player, parse_players
 from tw_rl.rating.ratings import Outcome
 from tw_rl.rating.results_db import GameRow, Identity, ResultsDB
 from tw_rl.rating.schedule import choose_pair, pair_priority
 from tw_rl.training.checkpoint import save_checkpoint
 from tw_rl.training.learner import Learner
+from tw_rl.training.match import balanced_slots, play_batch, play_pair
 from tw_rl.training.net import build_net
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -500,3 +501,20 @@ def test_head_to_head_takes_the_arena_language_and_checkpoint_files(tmp_path):
         else:
             with pytest.raises(ArenaError, match=why):
                 head_to_head(cfg, log=lambda line: None)
+
+
+def test_head_to_head_pairs_openings_rounds_an_odd_count_up_and_reports_colours_and_points():
+    from tw_rl.config import HeadToHeadConfig
+    from tw_rl.rating.head_to_head import head_to_head
+
+    lines = []
+    cfg = HeadToHeadConfig(player="greedy", opponent="random", games=5, batch=3, seed=4)
+    report = head_to_head(cfg, log=lines.append)
+    assert lines[0] == "note: 5 games rounded up to 6: each opening is played twice, colours swapped"
+    assert report["games"] == 6 and sum(report["as_red"]) == sum(report["as_white"]) == 3
+    assert report["wins"] == report["as_red"][0] + report["as_white"][0]
+    total = sum(report["points"])
+    assert report["points_per_game"] == [round(p / 6, 2) for p in report["points"]] and total > 6 * 200
+    assert "as red" in lines[-1] and "points per game" in lines[-1]
+    with pytest.raises(ArenaError, match="at least 1"):
+        head_to_head(HeadToHeadConfig(player="greedy", opponent="random", games=0), log=lines.append)

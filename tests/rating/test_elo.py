@@ -115,6 +115,24 @@ def test_draws_count_half():
         fit([("random", "x", 0.3)])
 
 
+def test_the_fit_of_a_known_small_case():
+    # x wins 3 of 4 with either colour: r_x = ln 3 and h = 0 at the optimum, where every game has
+    # p(1 - p) = 3/16. The information of (r_x, h) is 4 * 3/16 * ((1, 1)(1, 1)' + (-1, 1)(-1, 1)')
+    # = 1.5 I, so both standard errors are sqrt(2/3) logits.
+    games = [Outcome("x", "random", 1.0)] * 3 + [Outcome("x", "random", 0.0)]
+    games += [Outcome("random", "x", 0.0)] * 3 + [Outcome("random", "x", 1.0)]
+    ratings = fit(games)
+    se = math.sqrt(2 / 3) * ELO_PER_LOGIT
+    assert ratings["x"].elo == pytest.approx(math.log(3) * ELO_PER_LOGIT, abs=1e-6)
+    assert ratings["x"].se == pytest.approx(se, rel=1e-6)
+    assert ratings.first_move == pytest.approx(0.0, abs=1e-6)
+    assert ratings.first_move_se == pytest.approx(se, rel=1e-6)
+    assert ratings["x"].high - ratings["x"].low == pytest.approx(2 * 1.959964 * se, rel=1e-5)
+    assert ratings["random"].elo == 0 and ratings["random"].se == 0
+    assert [p.name for p in ratings.players] == ["x", "random"] and ratings["x"].rank == 1
+    assert ratings.games == 8 and not ratings.warnings and not ratings.regularized
+
+
 def test_disconnected_players_get_a_warning_not_a_wrong_number():
     rng = np.random.default_rng(5)
     main = synthetic_games({"random": 0.0, "a": 200.0}, 100, 0.0, rng)

@@ -16,10 +16,11 @@ from tw_rl.config import EvaluateConfig, HeadToHeadConfig
 from tw_rl.core.rules import Rules
 from tw_rl.rating import kinds
 from tw_rl.rating.evaluation import run_evaluation
-from tw_rl.rating.games import balanced_slots, play_referee_game
+from tw_rl.rating.games import play_referee_game
 from tw_rl.rating.head_to_head import head_to_head
 from tw_rl.rating.player_specs import ArenaError, parse_player, usage
 from tw_rl.rating.results_db import ResultsDB
+from tw_rl.training.match import balanced_slots
 
 HERE = Path(__file__).resolve().parent
 RULES = Rules(6)

@@ -22,7 +22,7 @@ from tw_rl.core.notation import cell_name, parse_cell, parse_record
 from tw_rl.core.rules import Rules
 from tw_rl.core.state import RED, WHITE
 from tw_rl.referee.game import draw_opening, play_game
-from tw_rl.referee.match import run_match, wilson_interval
+from tw_rl.referee.match import run_match
 from tw_rl.referee.process import Program
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -70,22 +70,6 @@ def gone(pid: int, wait: float = 3.0) -> bool:
             return True
         time.sleep(0.05)
     return False
-
-
-# ---------------------------------------------------------------------------------- Wilson
-
-
-def test_wilson_interval_known_values():
-    assert wilson_interval(5, 10) == pytest.approx((0.2366, 0.7634), abs=1e-4)
-    assert wilson_interval(8, 10) == pytest.approx((0.4902, 0.9433), abs=1e-4)
-    assert wilson_interval(0, 10) == pytest.approx((0.0, 0.2775), abs=1e-4)
-    assert wilson_interval(10, 10) == pytest.approx((0.7225, 1.0), abs=1e-4)
-    assert wilson_interval(81, 263) == pytest.approx((0.2553, 0.3662), abs=1e-4)
-    assert wilson_interval(0, 0) == (0.0, 1.0)
-    low, high = wilson_interval(5.5, 10)  # a draw counts half
-    assert 0.2366 < low < high and high > 0.7634
-    with pytest.raises(ValueError, match=r"successes must lie in \[0, 10\], got 11"):
-        wilson_interval(11, 10)
 
 
 # ---------------------------------------------------------------------------------- games

@@ -3,7 +3,8 @@ stored in a SQLite database; every flag is a field of ``tw_rl.config.EvaluateCon
 its default from there.
 
 Function-level import: ``tw_rl.rating.evaluation`` loads torch (checkpoint players), so it is
-imported when the command runs, not for ``tw-rl --help``.
+imported when the command runs, not for ``tw-rl --help``. The players' syntax in the help is the
+player registry's (``tw_rl.rating.player_specs.syntax_help``), which loads without torch.
 """
 
 from __future__ import annotations
@@ -14,6 +15,8 @@ import sys
 
 from tw_rl.cli.common import CliError, add_size_option, sigterm_as_interrupt
 from tw_rl.config import EvaluateConfig
+from tw_rl.rating.player_kinds import OutsideProgram
+from tw_rl.rating.player_specs import syntax_help
 from tw_rl.rating.results_db import ResultsDBError
 
 
@@ -25,11 +28,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         description="Play games between the players, colours balanced, always on the pairing whose "
         "rating difference is most uncertain, until the game budget (games already in the database "
         "count) or the target interval width is reached; store every game in a SQLite database as it "
-        "ends; fit Bradley-Terry ratings (Elo, anchor = 0, 95%% intervals) over all stored games and "
-        "write ratings.csv, ratings.json and Elo pictures to --out. Players: random, greedy, mcts[@N], "
-        "ckpt:PATH[@SIMS] (a file, folder or glob), student:PATH, weights:PATH[@SECONDS], "
-        "release:VERSION[@SECONDS], program:COMMAND (@SECONDS: a clock, seconds a game); NAME=... names one. "
-        "--games 0 only rates what is stored.",
+        "ends; fit Bradley-Terry ratings (Elo, anchor = 0, 95% intervals) over all stored games and "
+        "write ratings.csv, ratings.json and Elo pictures to --out. --games 0 only rates what is stored. "
+        f"Players: {syntax_help()}.",
     )
     parser.set_defaults(**dataclasses.asdict(defaults), func=run)
     add = parser.add_argument
@@ -73,7 +74,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         nargs="+",
         metavar="DIR",
         help="first store the games of these tw-rl referee results folders (each program is the "
-        "program:COMMAND player of its command line, named as in --players if listed there)",
+        f"{OutsideProgram.syntax} player of its command line, named as in --players if listed there)",
     )
 
 

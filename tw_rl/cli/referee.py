@@ -3,6 +3,7 @@ rules; every game goes to a results folder and a table with Wilson intervals to 
 
 A program is a command line, or ``release:VERSION[@SECONDS]``: a frozen release of
 ``baselines/`` (Python or C++, ``tw_rl.referee.releases``) on its own clock (default: ``--time``).
+The help spells the release as the player registry does (``tw_rl.rating.player_kinds.Release``).
 """
 
 from __future__ import annotations
@@ -14,11 +15,12 @@ import time
 
 from tw_rl.cli.common import CliError, add_notation_option, add_size_option, sigterm_as_interrupt
 from tw_rl.config import RefereeConfig
+from tw_rl.rating.player_kinds import Release
 from tw_rl.referee.match import format_table, run_match
 from tw_rl.referee.process import Program, RefereeError
 from tw_rl.referee.releases import ReleaseError, release_program
 
-RELEASE = "release:"
+RELEASE = Release.words[0] + ":"
 
 
 def program_of(name: str, text: str, seconds: float) -> Program:
@@ -41,9 +43,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "program_a",
         metavar="A",
-        help='command line of program A, e.g. "python bot.py", or release:VERSION[@SECONDS] (baselines/)',
+        help=f'command line of program A, e.g. "python bot.py", or {Release.syntax} ({Release.summary})',
     )
-    parser.add_argument("program_b", metavar="B", help="command line of program B")
+    parser.add_argument("program_b", metavar="B", help="program B, as A")
     parser.add_argument(
         "--games", type=int, default=defaults.games, help="number of games (default %(default)s)"
     )

@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 from tw_rl.cli.common import CliError
+from tw_rl.web.bot_syntax import DEFAULT_BOT, DEFAULT_GAME_SECONDS, SYNTAX
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8000
@@ -66,9 +67,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "--bot",
         default=None,
-        help="the bot a new game starts with (default bot@30: the CodeCup bot with 30 s for the "
-        "whole game, as the arena's NAME@SECONDS, shared over its moves by its own clock; "
-        "ckpt:NAME@N: an offered checkpoint searching N simulations a move; random, greedy)",
+        help=f"the bot a new game starts with: {SYNTAX} (default {DEFAULT_BOT}: the CodeCup bot with "
+        f"{DEFAULT_GAME_SECONDS:g} s for the whole game, as the arena's NAME@SECONDS, shared over its "
+        "moves by its own clock)",
     )
     parser.add_argument(
         "--max-searches",

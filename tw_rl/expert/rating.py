@@ -32,7 +32,8 @@ def rate(
     seed: int,
     out: Path,
 ) -> Rating:
-    """Play ``games`` games (colours alternating, openings drawn as the judge draws them) between
+    """Play ``games`` games (openings drawn as the judge draws them, each played twice with colours
+    swapped: ``run_match``'s pairs) between
     the bot with ``new`` and with ``previous`` at ``sims`` simulations a move; every game is kept
     in ``out`` (the referee's files)."""
     a = Program.parse("new", f"{binary} --weights {new} --sims {sims}")

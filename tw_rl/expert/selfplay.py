@@ -2,9 +2,10 @@
 
 ``native_binary`` compiles the native tools binary once (``tw_rl.native.build.build_native_tools``:
 the bot's parts with its self-play mode; no weights embedded: each process is given
-``--weights FILE``); ``generate`` splits the games among the processes, each writing its own
-shards (``shard-g<generation>-w<worker>-...``) into one folder, and reports each finished game
-through ``on_game``.
+``--weights FILE``); ``generate`` shares the games out among the processes
+(``tw_rl.stats.shares``, none empty), each writing its own shards
+(``shard-g<generation>-w<worker>-...``) into one folder, and reports each finished game through
+``on_game``.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tw_rl.native import build
+from tw_rl.stats import shares
 
 
 class SelfPlayError(RuntimeError):
@@ -45,12 +47,6 @@ class SelfPlayTotals:
     cpu_seconds: float = 0.0  # summed over the processes
 
 
-def split(games: int, processes: int) -> list[int]:
-    """Games per process: as even as can be, none empty."""
-    processes = max(1, min(processes, games))
-    return [games // processes + (1 if k < games % processes else 0) for k in range(processes)]
-
-
 def generate(
     binary: Path,
     weights: Path,
@@ -71,7 +67,7 @@ def generate(
     totals = SelfPlayTotals()
     lock = threading.Lock()
     procs = []
-    for worker, count in enumerate(split(games, processes)):
+    for worker, count in enumerate(shares(games, processes)):
         command = [
             str(binary),
             "--weights",

@@ -5,17 +5,16 @@ the C++ target, its binary compiled in an empty folder).
 the file blocked) in an empty temporary folder and plays one game as red and one as white
 against it (``play_check_game``: random legal answers, every answer of the file checked for
 legality and time); ``format_check`` sums the games up in one line (``tw-rl export --check``).
-Standard library plus ``tw_rl.codecup``, like the builder (``tw_rl.export.submission``).
+The program runs on the referee's process layer (``tw_rl.referee.process``); the game is
+followed with ``tw_rl.codecup.rules``, so the check needs no numpy.
 """
 
 from __future__ import annotations
 
-import queue
 import random
-import subprocess
+import shlex
 import sys
 import tempfile
-import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,6 +22,9 @@ from pathlib import Path
 from tw_rl.codecup.rules import RED, WHITE, Board, Position, judge_start
 from tw_rl.core.state import COLOUR_NAMES
 from tw_rl.native import build as native_build
+from tw_rl.referee.process import REAP_S, Answer, PlayerProcess, Program, decode
+
+QUIT_READ_S = 5.0  # how long the check waits for the program's output to close after it exited
 
 # Run a file with numpy, torch and any tw_rl outside the file unimportable.  With ``-I -S``
 # (no site-packages, no script or working directory on sys.path) they are missing anyway;
@@ -61,7 +63,7 @@ class GameReport:
 
 
 class _Failed(Exception):
-    pass
+    """Why the check game failed (the message of ``GameReport.problem``)."""
 
 
 def play_check_game(
@@ -75,130 +77,120 @@ def play_check_game(
 ) -> GameReport:
     """Play one whole CodeCup game against the program ``command`` playing ``colour``.
 
-    The opponent (this process) draws the start cells as the judge does, follows the game
-    with ``tw_rl.codecup.rules``, answers with a random legal move (seeded), checks every
-    answer of the program for legality, and sends ``Quit`` when the game is over.  The game is
-    ``ok`` when every answer came in time and was legal, the program exited with code 0 after
-    ``Quit``, printed nothing more, and wrote nothing on stderr.
+    The program runs as the referee runs one (``tw_rl.referee.process``: its own session, a
+    clocked reader, every process of it killed at the end). The opponent (this process) draws
+    the start cells as the judge does, follows the game with ``tw_rl.codecup.rules``, answers
+    with a random legal move (seeded), checks every answer of the program for legality, and
+    sends ``Quit`` when the game is over. The game is ``ok`` when every answer came within
+    ``move_timeout`` seconds and was legal, the program exited with code 0 after ``Quit``,
+    printed nothing more, and wrote nothing on stderr.
     """
     if colour not in COLOUR_NAMES.values():
         raise ValueError(f"colour must be {' or '.join(map(repr, COLOUR_NAMES.values()))}, got {colour!r}")
-    mine = RED if colour == COLOUR_NAMES[RED] else WHITE
-    board = Board(size)
-    rng = random.Random(seed)
-    red_cell, white_cell = judge_start(board, rng)
-    pos = Position.start(board, red_cell, white_cell)
-    answers = 0
+    game = _CheckGame(Board(size), RED if colour == COLOUR_NAMES[RED] else WHITE, random.Random(seed))
     problem = None
     start = time.monotonic()
-
-    def name(move: int) -> str:
-        return "Pass" if move == board.num_cells else board.name(move)
-
-    with tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace") as err_file:
-        proc = subprocess.Popen(
-            command,
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=err_file,
-            text=True,
-            cwd=cwd,
-        )
-        lines: queue.Queue[str | None] = queue.Queue()
-
-        def pump() -> None:
-            for line in proc.stdout:
-                lines.put(line)
-            lines.put(None)
-
-        reader = threading.Thread(target=pump, daemon=True)
-        reader.start()
-
-        def send(text: str) -> None:
-            try:
-                proc.stdin.write(text + "\n")
-                proc.stdin.flush()
-            except (BrokenPipeError, OSError):
-                raise _Failed(f"the program closed its input (exit code {proc.poll()})") from None
-
-        def receive() -> str:
-            try:
-                line = lines.get(timeout=move_timeout)
-            except queue.Empty:
-                raise _Failed(f"no answer within {move_timeout:g} s at ply {pos.ply}") from None
-            if line is None:
-                raise _Failed(
-                    f"the program ended (exit code {proc.wait()}) instead of answering at ply {pos.ply}"
-                )
-            return line.strip()
-
+    with tempfile.TemporaryDirectory(prefix="tw_rl-check-log-") as logs:
+        log = Path(logs) / "stderr.txt"
+        program = Program("checked", shlex.join(command), tuple(command))
+        player = PlayerProcess(program, log, None, cwd=cwd)
         try:
-            send(board.name(red_cell))
-            send(board.name(white_cell))
-            if mine == RED:
-                send("Start")
-            else:
-                move = rng.choice(pos.legal_moves())
-                pos.play(move)
-                send(name(move))
-            while True:
-                text = receive()
-                try:
-                    move = board.num_cells if text == "Pass" else board.parse(text)
-                except ValueError:
-                    raise _Failed(f"not a move at ply {pos.ply}: {text[:40]!r}") from None
-                if move not in pos.legal_moves():
-                    raise _Failed(f"illegal move {text!r} at ply {pos.ply}")
-                answers += 1
-                pos.play(move)
-                if pos.over:
-                    break
-                move = rng.choice(pos.legal_moves())
-                pos.play(move)
-                if pos.over:
-                    break
-                send(name(move))
-            send("Quit")
-            try:
-                proc.wait(timeout=move_timeout)
-            except subprocess.TimeoutExpired:
-                raise _Failed("the program did not exit after Quit") from None
-            reader.join(timeout=5)
-            extra = []
-            while not lines.empty():
-                item = lines.get()
-                if item is not None:
-                    extra.append(item.strip())
-            if extra:
-                raise _Failed(f"output after the game: {extra[0][:40]!r}")
-            if proc.returncode != 0:
-                raise _Failed(f"exit code {proc.returncode} after Quit")
+            game.play(player, move_timeout)
+            _quit(player, move_timeout)
         except _Failed as failure:
             problem = str(failure)
         finally:
-            if proc.poll() is None:
-                proc.kill()
-                proc.wait()
-            for stream in (proc.stdin, proc.stdout):
-                try:
-                    stream.close()
-                except OSError:
-                    pass
-        err_file.seek(0)
-        stderr = err_file.read()
+            player.close()
+        stderr = log.read_text(encoding="utf-8", errors="replace") if log.exists() else ""
     if stderr.strip():
         first = stderr.strip().splitlines()[0][:200]
         problem = f"stderr: {first}" if problem is None else f"{problem}; stderr: {first}"
     return GameReport(
         colour=colour,
         ok=problem is None,
-        plies=pos.ply,
-        answers=answers,
-        returncode=proc.returncode,
+        plies=game.pos.ply,
+        answers=game.answers,
+        returncode=player.proc.returncode if player.proc is not None else None,
         seconds=time.monotonic() - start,
         problem=problem,
         stderr=stderr,
     )
+
+
+class _CheckGame:
+    """The game of a check: the position, the seeded opponent, and the answers checked."""
+
+    def __init__(self, board: Board, mine: int, rng: random.Random) -> None:
+        self.board = board
+        self.mine = mine
+        self.rng = rng
+        red_cell, white_cell = judge_start(board, rng)
+        self.pos = Position.start(board, red_cell, white_cell)
+        self.opening = [board.name(red_cell), board.name(white_cell)]
+        self.answers = 0
+
+    def name(self, move: int) -> str:
+        return "Pass" if move == self.board.num_cells else self.board.name(move)
+
+    def reply(self) -> str:
+        """The opponent's random legal move, played."""
+        move = self.rng.choice(self.pos.legal_moves())
+        self.pos.play(move)
+        return self.name(move)
+
+    def play(self, player: PlayerProcess, move_timeout: float) -> None:
+        """Ask the program for its moves, each answered by the opponent, until the game is over;
+        _Failed at the first answer that is late, not a move, or illegal."""
+        player.pending = [*self.opening, "Start" if self.mine == RED else self.reply()]
+        while True:
+            self.check(player.ask(player.used + move_timeout, self.pos.ply), player, move_timeout)
+            if self.pos.over:
+                return
+            move = self.reply()
+            if self.pos.over:
+                return
+            player.pending.append(move)
+
+    def check(self, answer: Answer, player: PlayerProcess, move_timeout: float) -> None:
+        """Play the program's answer; _Failed when it is none, late, not a move, or illegal."""
+        ply = self.pos.ply
+        if answer.kind == "timeout":
+            raise _Failed(f"no answer within {move_timeout:g} s at ply {ply}")
+        if answer.kind == "crash":
+            if player.proc is None:
+                raise _Failed(answer.detail)
+            code = player.exit_code(wait=REAP_S)
+            raise _Failed(f"the program ended (exit code {code}) instead of answering at ply {ply}")
+        if answer.kind is not None:  # a line printed before it was asked for
+            raise _Failed(f"{answer.detail} at ply {ply}")
+        text = answer.text or ""
+        try:
+            move = self.board.num_cells if text == "Pass" else self.board.parse(text)
+        except ValueError:
+            raise _Failed(f"not a move at ply {ply}: {text[:40]!r}") from None
+        if move not in self.pos.legal_moves():
+            raise _Failed(f"illegal move {text!r} at ply {ply}")
+        self.answers += 1
+        self.pos.play(move)
+
+
+def _quit(player: PlayerProcess, move_timeout: float) -> None:
+    """Send ``Quit``; _Failed unless the program then exits with code 0 and prints nothing more."""
+    if not player.send(["Quit"]):
+        raise _Failed(f"the program closed its input (exit code {player.exit_code(wait=REAP_S)})")
+    code = player.exit_code(wait=move_timeout)
+    if code is None:
+        raise _Failed("the program did not exit after Quit")
+    player.finish(QUIT_READ_S)
+    extra = []
+    while not player.lines.empty():
+        _, line = player.lines.get()
+        if line is not None:
+            extra.append(decode(line))
+    if extra:
+        raise _Failed(f"output after the game: {extra[0][:40]!r}")
+    if code != 0:
+        raise _Failed(f"exit code {code} after Quit")
 
 
 def check_submission(path: Path, budget: float = 3.0, seed: int = 0) -> list[GameReport]:

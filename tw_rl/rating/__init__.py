@@ -11,7 +11,8 @@ One module per concept, without import cycles:
   knows no kind by itself, and ``make_player``;
 - ``players``: the in-process player builders the kinds use; ``serve``: an in-process player
   served as a CodeCup-protocol program;
-- ``games``: batched games, refereed games, stored games; ``schedule``: which pairing plays next;
+- ``games``: refereed games and stored games (batched games of in-process players are
+  ``tw_rl.training.match``'s); ``schedule``: which pairing plays next;
 - ``referee_import``: ``tw-rl referee`` matches into the database;
 - ``evaluation``: the evaluation run (``run_evaluation``), with ``ray_games`` on a Ray cluster and
   ``pictures`` of the ratings;

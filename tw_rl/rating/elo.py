@@ -31,7 +31,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from tw_rl.rating.ratings import ELO_PER_LOGIT, Outcome, PlayerRating, Ratings
-from tw_rl.referee.match import Z95
+from tw_rl.stats import Z95
 
 MAX_LOGIT = 18.0  # a fitted |red - white + h| beyond this (p > 1 - 1.5e-8) means no finite optimum
 
@@ -219,48 +219,26 @@ def _fit_component(
     fallback_draws: float,
     virtual_draws: float,
 ) -> _ComponentFit:
+    """Fit one connected component relative to ``reference`` (fixed at 0): maximum likelihood
+    with ``virtual_draws``, or with ``fallback_draws`` where that has no finite optimum; the
+    covariance is the inverse of the observed information at the optimum."""
     n = len(names)
     ref = names.index(reference)
     free = np.full(n, -1)
     others = [i for i in range(n) if i != ref]
     free[others] = np.arange(len(others))
     k = len(others) + 1  # + h
-
-    def with_draws(amount: float):
-        if amount <= 0:
-            return red, white, score, weight
-        met = {(min(i, j), max(i, j)) for i, j in zip(red.tolist(), white.tolist(), strict=True) if i != j}
-        extra = np.array(sorted(met), dtype=np.int64).reshape(-1, 2)
-        r = np.concatenate([red, extra[:, 0], extra[:, 1]])
-        w = np.concatenate([white, extra[:, 1], extra[:, 0]])
-        s = np.concatenate([score, np.full(2 * len(extra), 0.5)])
-        wt = np.concatenate([weight, np.full(2 * len(extra), amount / 2)])
-        return r, w, s, wt
-
-    edges = set()
-    for i, j, s in zip(red.tolist(), white.tolist(), score.tolist(), strict=True):
-        if s > 0:
-            edges.add((i, j))
-        if s < 1:
-            edges.add((j, i))
-    reasons = _separation(names, edges, score)
-    exists = not reasons
+    reasons = _separation(names, _scored_against(red, white, score), score)
     regularized = virtual_draws > 0
-    amount = virtual_draws
     theta, ok = (None, False)
-    if exists:
-        pairs = _aggregate(*with_draws(amount), n)
+    if not reasons:
+        pairs = _aggregate(*_with_draws(red, white, score, weight, virtual_draws), n)
         theta, ok = _newton(pairs, free, k)
     if not ok:
         regularized = True
-        amount = max(virtual_draws, fallback_draws)
-        pairs = _aggregate(*with_draws(amount), n)
+        pairs = _aggregate(*_with_draws(red, white, score, weight, max(virtual_draws, fallback_draws)), n)
         theta, ok = _newton(pairs, free, k)
-    _, hessian = _derivatives(theta, pairs, free)
-    try:
-        cov = np.linalg.inv(-hessian)
-    except np.linalg.LinAlgError:
-        cov = np.linalg.pinv(-hessian)
+    cov = _inverse_information(theta, pairs, free)
     elo = np.zeros(n)
     elo[others] = theta[:-1] * ELO_PER_LOGIT
     full = np.zeros((n, n))
@@ -279,6 +257,43 @@ def _fit_component(
     )
 
 
+def _scored_against(red: np.ndarray, white: np.ndarray, score: np.ndarray) -> set[tuple[int, int]]:
+    """The edges (i, j) where player i scored (won or drew) against player j at least once."""
+    edges = set()
+    for i, j, s in zip(red.tolist(), white.tolist(), score.tolist(), strict=True):
+        if s > 0:
+            edges.add((i, j))
+        if s < 1:
+            edges.add((j, i))
+    return edges
+
+
+def _with_draws(
+    red: np.ndarray, white: np.ndarray, score: np.ndarray, weight: np.ndarray, amount: float
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The games plus ``amount`` virtual draws per pair of players that met, half with each
+    colour (the games alone when ``amount`` <= 0)."""
+    if amount <= 0:
+        return red, white, score, weight
+    met = {(min(i, j), max(i, j)) for i, j in zip(red.tolist(), white.tolist(), strict=True) if i != j}
+    extra = np.array(sorted(met), dtype=np.int64).reshape(-1, 2)
+    r = np.concatenate([red, extra[:, 0], extra[:, 1]])
+    w = np.concatenate([white, extra[:, 1], extra[:, 0]])
+    s = np.concatenate([score, np.full(2 * len(extra), 0.5)])
+    wt = np.concatenate([weight, np.full(2 * len(extra), amount / 2)])
+    return r, w, s, wt
+
+
+def _inverse_information(theta: np.ndarray, pairs: _Pairs, free: np.ndarray) -> np.ndarray:
+    """The covariance of the free parameters (logits): the inverse of minus the Hessian at
+    ``theta`` (its pseudo-inverse where it is singular)."""
+    _, hessian = _derivatives(theta, pairs, free)
+    try:
+        return np.linalg.inv(-hessian)
+    except np.linalg.LinAlgError:
+        return np.linalg.pinv(-hessian)
+
+
 def fit(
     outcomes: Iterable[Outcome | tuple[str, str, float]],
     anchor: str = "random",
@@ -295,124 +310,194 @@ def fit(
     does not exist. Players without games, or not connected to ``anchor``, are reported per
     component with a warning.
     """
+    games = _Games.of(_checked(outcomes), players)
+    warnings: list[str] = []
+    fits = _fit_components(games, anchor, virtual_draws, fallback_draws, warnings)
+    first_move = _first_move(fits, anchored=bool(fits) and fits[0].number == 0)
+    ranked = _ranked([rating for part in fits for rating in _player_ratings(games, part)])
+    index, covariance, component = _joint_covariance(fits)
+    return Ratings(
+        anchor=anchor,
+        players=ranked,
+        first_move=first_move[0],
+        first_move_se=first_move[1],
+        games=int(round(games.weight.sum())),
+        warnings=warnings,
+        regularized=virtual_draws > 0 or any(part.result.regularized for part in fits),
+        _index=index,
+        _covariance=covariance,
+        _component=component,
+    )
+
+
+def _checked(outcomes: Iterable[Outcome | tuple[str, str, float]]) -> list[Outcome]:
+    """The outcomes as ``Outcome``s; ValueError for a score that is not 1, 0.5 or 0 (unweighted)
+    or a player playing itself."""
     items = [o if isinstance(o, Outcome) else Outcome(*o) for o in outcomes]
     for o in items:
         if o.score not in (0.0, 0.5, 1.0) and o.weight == 1.0:
             raise ValueError(f"a game's score must be 1, 0.5 or 0 (red's view), got {o.score}")
         if o.red == o.white:
             raise ValueError(f"a player cannot play itself ({o.red})")
-    names = sorted({o.red for o in items} | {o.white for o in items} | set(players))
-    index = {name: i for i, name in enumerate(names)}
-    n = len(names)
-    red = np.array([index[o.red] for o in items], dtype=np.int64)
-    white = np.array([index[o.white] for o in items], dtype=np.int64)
-    score = np.array([o.score for o in items], dtype=float)
-    weight = np.array([o.weight for o in items], dtype=float)
-    played = np.bincount(np.concatenate([red, white]), weights=np.concatenate([weight, weight]), minlength=n)
-    points = np.bincount(
-        np.concatenate([red, white]),
-        weights=np.concatenate([weight * score, weight * (1 - score)]),
-        minlength=n,
-    )
-    labels = _components(n, red, white)
-    warnings: list[str] = []
+    return items
+
+
+@dataclass
+class _Games:
+    """The games of a fit by player index: per game red, white, red's score and the weight; per
+    player the games played and the points scored (weighted)."""
+
+    names: list[str]  # sorted; a player's index is its place here
+    index: dict[str, int]
+    red: np.ndarray
+    white: np.ndarray
+    score: np.ndarray
+    weight: np.ndarray
+    played: np.ndarray
+    points: np.ndarray
+
+    @classmethod
+    def of(cls, items: list[Outcome], players: Sequence[str]) -> _Games:
+        names = sorted({o.red for o in items} | {o.white for o in items} | set(players))
+        index = {name: i for i, name in enumerate(names)}
+        red = np.array([index[o.red] for o in items], dtype=np.int64)
+        white = np.array([index[o.white] for o in items], dtype=np.int64)
+        score = np.array([o.score for o in items], dtype=float)
+        weight = np.array([o.weight for o in items], dtype=float)
+        both = np.concatenate([red, white])
+        played = np.bincount(both, weights=np.concatenate([weight, weight]), minlength=len(names))
+        points = np.bincount(
+            both, weights=np.concatenate([weight * score, weight * (1 - score)]), minlength=len(names)
+        )
+        return cls(names, index, red, white, score, weight, played, points)
+
+    def within(self, members: list[int]) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """The games of a component (``members``: its players), by index within it: red,
+        white, score, weight."""
+        local = {idx: k for k, idx in enumerate(members)}
+        mask = np.isin(self.red, members)
+        return (
+            np.array([local[i] for i in self.red[mask].tolist()], dtype=np.int64),
+            np.array([local[i] for i in self.white[mask].tolist()], dtype=np.int64),
+            self.score[mask],
+            self.weight[mask],
+        )
+
+
+@dataclass
+class _Part:
+    """One component of the fit: its number (0: the anchor's), its players (by index) and its fit."""
+
+    number: int
+    members: list[int]
+    result: _ComponentFit
+
+
+def _fit_components(
+    games: _Games, anchor: str, virtual_draws: float, fallback_draws: float, warnings: list[str]
+) -> list[_Part]:
+    """Fit every component of players connected by games, the anchor's first (number 0; the
+    others from 1, largest first), each relative to its reference; the warnings go to
+    ``warnings``. Players without games are left out."""
+    labels = _components(len(games.names), games.red, games.white)
+    has_anchor = anchor in games.index and games.played[games.index[anchor]] > 0
+    anchor_label = labels[games.index[anchor]] if has_anchor else None
+    if not has_anchor:
+        warnings.append(f"the anchor {anchor!r} has no games: no rating is on its scale")
     groups: dict[int, list[int]] = {}
     for i, label in enumerate(labels.tolist()):
         groups.setdefault(label, []).append(i)
-    has_anchor = anchor in index and played[index[anchor]] > 0
-    anchor_label = labels[index[anchor]] if has_anchor else None
-    if not has_anchor:
-        warnings.append(f"the anchor {anchor!r} has no games: no rating is on its scale")
-    # Order: the anchor's component first, then the others by size (largest first).
-    ordered = sorted(groups.values(), key=lambda g: (labels[g[0]] != anchor_label, -len(g), names[g[0]]))
-
-    players_out: list[PlayerRating] = []
-    big_index: dict[str, int] = {}
-    blocks: list[np.ndarray] = []
-    component_of: dict[str, int] = {}
-    first_move: tuple[float, float, int] | None = None  # elo, se, games of its component
-    regularized = False
-    offset = 0
+    ordered = sorted(
+        groups.values(), key=lambda g: (labels[g[0]] != anchor_label, -len(g), games.names[g[0]])
+    )
+    parts: list[_Part] = []
     number = 0 if anchor_label is not None else 1
     for members in ordered:
-        comp_names = [names[i] for i in members]
-        if len(members) == 1 and played[members[0]] == 0:
-            if comp_names[0] != anchor:
-                warnings.append(f"{comp_names[0]} has no games: not rated")
+        names = [games.names[i] for i in members]
+        if len(members) == 1 and games.played[members[0]] == 0:
+            if names[0] != anchor:
+                warnings.append(f"{names[0]} has no games: not rated")
             continue
         in_anchor = anchor_label is not None and labels[members[0]] == anchor_label
-        reference = anchor if in_anchor else max(comp_names, key=lambda m: (played[index[m]], m))
+        reference = anchor if in_anchor else max(names, key=lambda m: (games.played[games.index[m]], m))
         if not in_anchor:
             warnings.append(
-                f"{', '.join(comp_names)} not connected to {anchor} by games: rated relative to "
+                f"{', '.join(names)} not connected to {anchor} by games: rated relative to "
                 f"{reference} (component {number}), not comparable with {anchor}'s scale"
             )
-        local = {idx: k for k, idx in enumerate(members)}
-        mask = np.isin(red, members)
-        result = _fit_component(
-            comp_names,
-            reference,
-            np.array([local[i] for i in red[mask].tolist()], dtype=np.int64),
-            np.array([local[i] for i in white[mask].tolist()], dtype=np.int64),
-            score[mask],
-            weight[mask],
-            fallback_draws,
-            virtual_draws,
-        )
+        result = _fit_component(names, reference, *games.within(members), fallback_draws, virtual_draws)
         if result.regularized and virtual_draws <= 0:
-            regularized = True
-            why = "; ".join(result.reasons) or "the results and the first-move term separate the players"
-            warnings.append(
-                f"no maximum-likelihood ratings exist ({why}): "
-                f"{fallback_draws:g} virtual draw(s) were added per pair that met, so the ratings of "
-                f"{', '.join(comp_names) if len(comp_names) <= 6 else 'this component'} are finite but "
-                "pulled together; treat extreme ones as bounds"
-            )
-        # The first-move term of the anchor's component, else of the component with most games.
-        if first_move is None or (not in_anchor and anchor_label is None and result.games > first_move[2]):
-            first_move = (result.first_move, result.first_move_se, result.games)
-        for k, name in enumerate(comp_names):
-            se = math.sqrt(max(result.covariance[k, k], 0.0))
-            i = index[name]
-            players_out.append(
-                PlayerRating(
-                    name=name,
-                    elo=float(result.elo[k]),
-                    se=se,
-                    low=float(result.elo[k] - Z95 * se),
-                    high=float(result.elo[k] + Z95 * se),
-                    games=int(round(played[i])),
-                    score=float(points[i] / played[i]) if played[i] else 0.0,
-                    component=number,
-                    reference=reference,
-                )
-            )
-            big_index[name] = offset + k
-            component_of[name] = number
-        blocks.append(result.covariance)
-        offset += len(comp_names)
+            warnings.append(_fallback_warning(result, fallback_draws))
+        parts.append(_Part(number, members, result))
         number += 1
-    if first_move is None:
-        first_move = (0.0, 0.0, 0)
-    covariance = np.zeros((offset, offset))
-    start = 0
-    for block in blocks:
-        covariance[start : start + len(block), start : start + len(block)] = block
-        start += len(block)
-    players_out.sort(key=lambda p: (p.component, -p.elo, p.name))
-    rank = 0
-    for p in players_out:
-        rank += 1
-        p.rank = rank
-    return Ratings(
-        anchor=anchor,
-        players=players_out,
-        first_move=first_move[0],
-        first_move_se=first_move[1],
-        games=int(round(weight.sum())),
-        warnings=warnings,
-        regularized=regularized or virtual_draws > 0,
-        _index=big_index,
-        _covariance=covariance,
-        _component=component_of,
+    return parts
+
+
+def _fallback_warning(result: _ComponentFit, fallback_draws: float) -> str:
+    """The warning of a component whose maximum-likelihood ratings do not exist."""
+    why = "; ".join(result.reasons) or "the results and the first-move term separate the players"
+    who = ", ".join(result.names) if len(result.names) <= 6 else "this component"
+    return (
+        f"no maximum-likelihood ratings exist ({why}): "
+        f"{fallback_draws:g} virtual draw(s) were added per pair that met, so the ratings of "
+        f"{who} are finite but pulled together; treat extreme ones as bounds"
     )
+
+
+def _first_move(parts: list[_Part], anchored: bool) -> tuple[float, float]:
+    """The first-move term (Elo, se): the anchor's component's, else that of the component with
+    the most games (the first of them on a tie); 0 without games."""
+    if not parts:
+        return 0.0, 0.0
+    chosen = parts[0] if anchored else max(parts, key=lambda part: part.result.games)
+    return chosen.result.first_move, chosen.result.first_move_se
+
+
+def _player_ratings(games: _Games, part: _Part) -> list[PlayerRating]:
+    """The ratings of a component's players, with 95% intervals, games and scores."""
+    result = part.result
+    out = []
+    for k, name in enumerate(result.names):
+        se = math.sqrt(max(result.covariance[k, k], 0.0))
+        i = games.index[name]
+        played = games.played[i]
+        out.append(
+            PlayerRating(
+                name=name,
+                elo=float(result.elo[k]),
+                se=se,
+                low=float(result.elo[k] - Z95 * se),
+                high=float(result.elo[k] + Z95 * se),
+                games=int(round(played)),
+                score=float(games.points[i] / played) if played else 0.0,
+                component=part.number,
+                reference=result.reference,
+            )
+        )
+    return out
+
+
+def _ranked(ratings: list[PlayerRating]) -> list[PlayerRating]:
+    """The ratings by component, then best first (then by name), ranked 1, 2, ... in that order."""
+    ratings.sort(key=lambda p: (p.component, -p.elo, p.name))
+    for rank, p in enumerate(ratings, start=1):
+        p.rank = rank
+    return ratings
+
+
+def _joint_covariance(parts: list[_Part]) -> tuple[dict[str, int], np.ndarray, dict[str, int]]:
+    """Every rated player's row in the joint covariance, the covariance (block diagonal: no
+    covariance across components) and every player's component number."""
+    index: dict[str, int] = {}
+    component: dict[str, int] = {}
+    size = sum(len(part.result.names) for part in parts)
+    covariance = np.zeros((size, size))
+    start = 0
+    for part in parts:
+        block = part.result.covariance
+        covariance[start : start + len(block), start : start + len(block)] = block
+        for k, name in enumerate(part.result.names):
+            index[name] = start + k
+            component[name] = part.number
+        start += len(block)
+    return index, covariance, component

@@ -29,7 +29,7 @@ from tw_rl.config import EvaluateConfig
 from tw_rl.core.player import Player
 from tw_rl.core.rules import Rules
 from tw_rl.rating.elo import fit
-from tw_rl.rating.games import ArenaGame, Slot, game_row, play_batch, play_referee_slots
+from tw_rl.rating.games import game_row, play_referee_slots
 from tw_rl.rating.kinds import ArenaError, PlayerSpec, kind_of
 from tw_rl.rating.pictures import write_pictures
 from tw_rl.rating.player_specs import make_player, parse_player, parse_players
@@ -39,6 +39,7 @@ from tw_rl.rating.results_db import PlayerRow, ResultsDB
 from tw_rl.rating.schedule import choose_pair, free_slots, interval_reached, pair_seed, pairing_ratings
 from tw_rl.referee.game import draw_opening
 from tw_rl.referee.process import Cancel
+from tw_rl.training.match import ArenaGame, Slot, play_batch
 
 
 @dataclass

@@ -1,7 +1,7 @@
-"""Arena games: slots, batched games of in-process players, refereed games, stored games.
+"""Arena games: refereed games and stored games.
 
-Games between two in-process players are played batched (``play_batch``): many games at once,
-each player called once per ply on the games where it is to move. A game with an outside
+Games between two in-process players are played batched (``tw_rl.training.match.play_batch``,
+the one way to play in-process matches, with its ``Slot`` and ``ArenaGame``). A game with an outside
 program goes through the referee (``tw_rl.referee.game.play_game``); an in-process opponent then
 runs as a CodeCup-protocol program itself (``tw_rl.rating.serve``). A finished game becomes a
 row of the results database (``game_row``); a stored row becomes an ArenaGame again
@@ -13,144 +13,18 @@ from __future__ import annotations
 import functools
 import shlex
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
-
-import numpy as np
 
 from tw_rl.config import EvaluateConfig
 from tw_rl.core.notation import cell_name, parse_cell
-from tw_rl.core.player import Player
-from tw_rl.core.record import replay_moves
 from tw_rl.core.rules import Rules
-from tw_rl.core.state import COLOUR_NAMES, RED, WHITE, State
-from tw_rl.rating.kinds import ArenaError, PlayerSpec, kind_of
+from tw_rl.core.state import COLOUR_NAMES, RED, WHITE
+from tw_rl.rating.kinds import PlayerSpec, kind_of
 from tw_rl.rating.results_db import GameRow, ResultsDB
 from tw_rl.rating.serve import serve_argv
 from tw_rl.referee.game import play_game
 from tw_rl.referee.match import play_parallel
 from tw_rl.referee.process import Cancel, Program
-
-
-@dataclass
-class Slot:
-    """A game to play: who plays which colour, from which start cells."""
-
-    red: str  # player names
-    white: str
-    red_start: int
-    white_start: int
-    opening: int = 0
-
-
-@dataclass
-class ArenaGame:
-    """One finished game, by colour."""
-
-    slot: Slot
-    moves: list[int]
-    winner: int  # RED, WHITE or 0 (draw)
-    points: tuple[int, int]  # red's, white's
-    end: str  # "end rule", "two passes" or "fault"
-    fault: str | None = None
-
-    @property
-    def result(self) -> float:
-        """Red's score: 1 win, 0.5 draw, 0 loss."""
-        return 1.0 if self.winner == RED else 0.0 if self.winner == WHITE else 0.5
-
-    def positions(self, rules: Rules) -> list[State]:
-        """The positions of the game, from the start to the end (batches of one)."""
-        return list(replay_moves(rules, self.slot.red_start, self.slot.white_start, self.moves))
-
-
-# ------------------------------------------------------------------------ batched games
-
-
-def play_batch(
-    rules: Rules,
-    players: Mapping[str, Player],
-    slots: Sequence[Slot],
-    rng: np.random.Generator,
-    on_finish: Callable[[int, ArenaGame], None] | None = None,
-) -> list[ArenaGame]:
-    """Play every slot at once; each player acts on all the games where it is to move.
-
-    ``on_finish(i, game)`` is called as soon as game ``i`` ends (to store it), before the
-    others have finished. Returns the games in the order of ``slots``.
-    """
-    if not slots:
-        return []
-    if rules.setup != "judge":
-        raise ArenaError("the arena plays judge-drawn starts (the codecup set-up)")
-    state = rules.start([s.red_start for s in slots], [s.white_start for s in slots])
-    count = len(slots)
-    names = sorted({s.red for s in slots} | {s.white for s in slots})
-    red_of = np.array([names.index(s.red) for s in slots])
-    white_of = np.array([names.index(s.white) for s in slots])
-    moves: list[list[int]] = [[] for _ in slots]
-    games: list[ArenaGame | None] = [None] * count
-    done = np.zeros(count, dtype=bool)
-    while True:
-        live = ~state.terminated
-        if not live.any():
-            break
-        mover = np.where(state.to_move == RED, red_of, white_of)
-        actions = np.zeros(count, dtype=np.int64)
-        for k, name in enumerate(names):
-            idx = np.flatnonzero(live & (mover == k))
-            if idx.size:
-                actions[idx] = players[name](rules, state[idx], rng)
-        legal = rules.legal_mask(state)
-        illegal = live & ~legal[np.arange(count), np.clip(actions, 0, rules.num_actions - 1)]
-        illegal |= live & ((actions < 0) | (actions >= rules.num_actions))
-        for g in np.flatnonzero(live & ~illegal):
-            moves[g].append(int(actions[g]))
-        before = state
-        state = rules.step(state, actions)
-        finished = np.flatnonzero(state.terminated & ~done)
-        if finished.size:
-            points = rules.score(state[finished])
-            winners = rules.winner(state[finished])
-            for k, g in enumerate(finished.tolist()):
-                fault = None
-                if illegal[g]:
-                    who = slots[g].red if before.to_move[g] == RED else slots[g].white
-                    fault = f"{who} played the illegal action {int(actions[g])} at ply {len(moves[g])}"
-                end = "fault" if fault else "two passes" if state.passes[g] >= 2 else "end rule"
-                game = ArenaGame(
-                    slots[g], moves[g], int(winners[k]), (int(points[k, 0]), int(points[k, 1])), end, fault
-                )
-                games[g] = game
-                done[g] = True
-                if on_finish is not None:
-                    on_finish(g, game)
-    return [g for g in games if g is not None]
-
-
-def balanced_slots(rules: Rules, a: str, b: str, games: int, rng: np.random.Generator) -> list[Slot]:
-    """``games`` slots for a against b: openings drawn as the judge draws them, each played with
-    both colours (a is red in the even slots)."""
-    red, white = rules.draw_starts((games + 1) // 2, rng)
-    out = []
-    for k in range(games):
-        o = k // 2
-        first, second = (a, b) if k % 2 == 0 else (b, a)
-        out.append(Slot(first, second, int(red[o]), int(white[o]), o))
-    return out
-
-
-def play_pair(
-    rules: Rules,
-    player_a: Player,
-    player_b: Player,
-    games: int,
-    rng: np.random.Generator,
-    names: tuple[str, str] = ("A", "B"),
-) -> list[ArenaGame]:
-    """``games`` colour-balanced games between two in-process players, batched; per-game records."""
-    slots = balanced_slots(rules, names[0], names[1], games, rng)
-    return play_batch(rules, {names[0]: player_a, names[1]: player_b}, slots, rng)
-
+from tw_rl.training.match import ArenaGame, Slot
 
 # ------------------------------------------------------------------------ refereed games
 

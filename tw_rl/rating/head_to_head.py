@@ -1,10 +1,11 @@
-"""One player against another in batched games, neither stored nor rated: the score with a 95%
-Wilson interval (``scripts/match.py``), e.g. a checkpoint against a baseline.
+"""One player against another in batched games, neither stored nor rated (``scripts/match.py``),
+e.g. a checkpoint against a baseline: the score with a 95% Wilson interval, the record as red and
+as white, and CodeCup points per game.
 
-Openings are drawn as the judge draws them and colours alternate (``tw_rl.training.match``);
-a player is any in-process player of the arena's language (``random``, ``greedy``, ``mcts@N``,
-``student:PATH``, ...) or a checkpoint file (searching with ``simulations``, or its raw
-policy). The rated, stored evaluation is ``tw_rl.rating.evaluation``.
+Openings are drawn as the judge draws them, each played twice with colours swapped
+(``tw_rl.training.match.play_match``); a player is any in-process player of the arena's language
+(``random``, ``greedy``, ``mcts@N``, ``student:PATH``, ...) or a checkpoint file (searching with
+``simulations``, or its raw policy). The rated, stored evaluation is ``tw_rl.rating.evaluation``.
 """
 
 from __future__ import annotations
@@ -21,8 +22,7 @@ from tw_rl.core.player import Player
 from tw_rl.core.rules import Rules
 from tw_rl.rating.kinds import ArenaError
 from tw_rl.rating.player_specs import make_player, parse_player
-from tw_rl.referee.match import wilson_interval
-from tw_rl.training.match import play_match
+from tw_rl.training.match import MatchScore, even_games, play_match
 
 
 def named_player(name: str, rules: Rules, simulations: int) -> Player:
@@ -40,34 +40,33 @@ def named_player(name: str, rules: Rules, simulations: int) -> Player:
 
 
 def head_to_head(cfg: HeadToHeadConfig, log: Callable[[str], None] = print) -> dict:
-    """Play ``cfg.games`` games, ``cfg.batch`` at a time; the report as a JSON-ready dict.
+    """Play ``cfg.games`` games, ``cfg.batch`` at a time, each opening twice with colours
+    swapped; the report (``MatchScore.to_json`` and the settings) as a JSON-ready dict.
 
-    A checkpoint that cannot be read or is for another board size raises ``ArenaError``.
+    An odd ``games`` or ``batch`` is rounded up to whole openings, with a note in the log. A
+    checkpoint that cannot be read or is for another board size raises ``ArenaError``.
     """
+    if cfg.games < 1 or cfg.batch < 1:
+        raise ArenaError(f"games and batch must be at least 1 (got {cfg.games} and {cfg.batch})")
+    games, batch = even_games(cfg.games), even_games(cfg.batch)
+    if games != cfg.games:
+        log(f"note: {cfg.games} games rounded up to {games}: each opening is played twice, colours swapped")
     if cfg.threads:
         torch.set_num_threads(cfg.threads)
     rules = Rules(cfg.size)
     player = named_player(cfg.player, rules, 0 if cfg.raw else cfg.simulations)
     opponent = named_player(cfg.opponent, rules, cfg.simulations)
     rng = np.random.default_rng(cfg.seed)
-    wins = draws = losses = 0
+    total = MatchScore()
     start = time.perf_counter()
-    for first in range(0, cfg.games, cfg.batch):
-        result = play_match(rules, player, opponent, min(cfg.batch, cfg.games - first), rng)
-        wins, draws, losses = wins + result.wins, draws + result.draws, losses + result.losses
-        log(f"{wins + draws + losses}/{cfg.games} games: {wins} won, {draws} drawn, {losses} lost")
-    games = wins + draws + losses
-    low, high = wilson_interval(wins + 0.5 * draws, games)
+    for first in range(0, games, batch):
+        total += play_match(rules, player, opponent, min(batch, games - first), rng)
+        log(f"{total.games}/{games} games: {total.line()}")
     return {
         "player": cfg.player,
         "opponent": cfg.opponent,
         "raw": cfg.raw,
         "sims": cfg.simulations,
-        "games": games,
-        "wins": wins,
-        "draws": draws,
-        "losses": losses,
-        "score": (wins + 0.5 * draws) / games,
-        "ci95": [round(low, 3), round(high, 3)],
+        **total.to_json(),
         "seconds": round(time.perf_counter() - start, 1),
     }

@@ -12,7 +12,8 @@ A kind says, in one place, everything the arena does with its players:
 - how it is served: an in-process player in a refereed game runs as ``python -m
   tw_rl.rating.serve`` with its whole ``PlayerSpec`` as JSON (``PlayerSpec.to_json``; nothing is
   dropped, the served process rebuilds it with ``build``);
-- how it is described: ``syntax`` (one line of the usage text), the display name ``parse``
+- how it is described: ``syntax`` (one line of the usage text) and ``summary`` (a few words
+  beside it in help texts: ``tw_rl.rating.player_specs.syntax_help``), the display name ``parse``
   proposes, and ``curve`` (drawn as a rating curve over training, like checkpoints) in the Elo
   pictures.
 
@@ -112,6 +113,7 @@ class PlayerKind:
     name: str = ""  # the kind: PlayerSpec.kind and Identity.kind
     words: tuple[str, ...] = ()  # WORD:REST spellings (the first also names the mapping form's kind)
     syntax: str = ""  # one line of the usage text, e.g. "ckpt:PATH[@N]"
+    summary: str = ""  # what the player is and what the syntax's parts mean, for help texts
     in_process: bool = True  # build() a batched player; False: program() for the referee
     uses_torch: bool = False  # its in-process players run torch (the arena sets its thread count)
     curve: bool = False  # Elo pictures: a curve over training (checkpoints), else a reference line

@@ -11,6 +11,10 @@
   student of the board, ``none``: no network), a ``program`` on a clock of SECONDS a game;
 - ``release:VERSION[@SECONDS]``: a frozen release (``tw_rl.referee.releases``, Python or C++), a
   ``program`` on a clock of SECONDS a game.
+
+Torch is imported only where a checkpoint or a student is read or built (function-level imports of
+``tw_rl.rating.players`` and ``tw_rl.training.checkpoint``), so that the registry, and the help
+texts taken from it, load without it (``tw-rl --help``).
 """
 
 from __future__ import annotations
@@ -37,19 +41,19 @@ from tw_rl.rating.kinds import (
     seconds_suffix,
     split_suffix,
 )
-from tw_rl.rating.players import DEFAULT_PLAYOUTS, checkpoint_player, student_player, uct_player
 from tw_rl.rating.results_db import Identity
 from tw_rl.referee.process import Program, RefereeError, script_sha256
 from tw_rl.referee.releases import ReleaseError, cached_sha, release
-from tw_rl.training.checkpoint import CHECKPOINT_PATTERN, DEFAULT_TEACHER, CheckpointError, load_checkpoint
 
 BASELINE_NAMES = ("random", "greedy", "mcts")
+DEFAULT_PLAYOUTS = 200  # mcts without @N
 
 
 class Baseline(PlayerKind):
     name = "baseline"
     words = ("baseline",)
     syntax = "random, greedy, mcts[@N]"
+    summary = f"the baselines; N playouts a move, default {DEFAULT_PLAYOUTS}"
 
     def claims(self, text: str) -> bool:
         return text.split("@")[0] in BASELINE_NAMES
@@ -82,6 +86,8 @@ class Baseline(PlayerKind):
         return Identity(self.name, label=label, search=search)
 
     def build(self, spec: PlayerSpec, rules: Rules, device: str = "cpu") -> Player:
+        from tw_rl.rating.players import uct_player  # torch, only to build a player
+
         label = spec.options["label"]
         return uct_player(spec.options["playouts"]) if label == "mcts" else BASELINES[label]
 
@@ -90,6 +96,10 @@ class Checkpoint(PlayerKind):
     name = "checkpoint"
     words = ("ckpt", "checkpoint")
     syntax = "ckpt:PATH[@N]"
+    summary = (
+        "a training checkpoint: a file, a run folder, a glob, or default for the shipped teacher; "
+        "N simulations a move, @raw: the raw policy"
+    )
     uses_torch = True
     curve = True
 
@@ -116,6 +126,8 @@ class Checkpoint(PlayerKind):
         return Identity(self.name, sha256=spec.sha256, search={"simulations": spec.options["simulations"]})
 
     def build(self, spec: PlayerSpec, rules: Rules, device: str = "cpu") -> Player:
+        from tw_rl.rating.players import checkpoint_player  # torch, only to build a player
+
         return checkpoint_player(spec.path, spec.options["simulations"], rules, device)
 
 
@@ -123,6 +135,7 @@ class Student(PlayerKind):
     name = "student"
     words = ("student",)
     syntax = "student:PATH"
+    summary = "the raw policy of a student weights file"
     uses_torch = True
 
     def parse(self, text: str, name: str, arena: Context) -> list[PlayerSpec]:
@@ -137,6 +150,8 @@ class Student(PlayerKind):
         return Identity(self.name, sha256=spec.sha256, search={"policy": "raw"})
 
     def build(self, spec: PlayerSpec, rules: Rules, device: str = "cpu") -> Player:
+        from tw_rl.rating.players import student_player  # torch, only to build a player
+
         return student_player(spec.path, rules)
 
 
@@ -144,6 +159,7 @@ class OutsideProgram(PlayerKind):
     name = "program"
     words = ("program", "cmd")
     syntax = "program:COMMAND"
+    summary = "an outside program speaking the CodeCup protocol"
     in_process = False
 
     def parse(self, text: str, name: str, arena: Context) -> list[PlayerSpec]:
@@ -169,6 +185,10 @@ class Weights(PlayerKind):
     name = "weights"
     words = ("weights",)
     syntax = "weights:PATH[@SECONDS]"
+    summary = (
+        "the CodeCup bot with a student weights file, default: the shipped one, none: no network; "
+        "a clock of SECONDS a game"
+    )
 
     def parse(self, text: str, name: str, arena: Context) -> list[PlayerSpec]:
         path, seconds = seconds_suffix(text, f"weights:{text}")
@@ -193,6 +213,7 @@ class Release(PlayerKind):
     name = "release"
     words = ("release",)
     syntax = "release:VERSION[@SECONDS]"
+    summary = "a frozen release of baselines/ on a clock of SECONDS a game"
 
     def parse(self, text: str, name: str, arena: Context) -> list[PlayerSpec]:
         version, seconds = seconds_suffix(text, f"release:{text}")
@@ -222,6 +243,8 @@ def with_seconds(text: str, item: Mapping) -> str:
 
 def checkpoint_files(pattern: str) -> list[Path]:
     """The checkpoint files a pattern stands for (a file, a folder, a glob, ``default``)."""
+    from tw_rl.training.checkpoint import CHECKPOINT_PATTERN, DEFAULT_TEACHER  # torch: reading checkpoints
+
     if pattern == "default":  # the shipped teacher
         if not DEFAULT_TEACHER.is_file():
             raise ArenaError(f"the shipped teacher {DEFAULT_TEACHER} is missing from this install")
@@ -249,6 +272,8 @@ def checkpoint_files(pattern: str) -> list[Path]:
 
 def checkpoint_spec(path: str | Path, simulations: int, name: str = "") -> PlayerSpec:
     """A checkpoint player: reads its generation, step and board size, hashes the file."""
+    from tw_rl.training.checkpoint import CheckpointError, load_checkpoint  # torch: reading checkpoints
+
     path = Path(path)
     try:
         payload = load_checkpoint(path)

@@ -31,6 +31,7 @@ __all__ = [
     "parse_player",
     "parse_players",
     "program_spec",
+    "syntax_help",
     "usage",
 ]
 
@@ -42,8 +43,14 @@ _NAME = re.compile(r"[A-Za-z0-9_.+\-/~]+")
 
 
 def usage() -> str:
-    """The syntax of every registered kind, for error messages and help."""
+    """The syntax of every registered kind, for error messages."""
     return "use " + ", ".join(k.syntax for k in kinds() if k.syntax) + " (optionally NAME=...)"
+
+
+def syntax_help() -> str:
+    """Every registered kind's syntax with its summary, for help texts (``tw-rl evaluate``)."""
+    parts = [f"{k.syntax} ({k.summary})" if k.summary else k.syntax for k in kinds() if k.syntax]
+    return "; ".join(parts) + "; NAME=... names a player"
 
 
 def _from_mapping(item: Mapping, arena: Context) -> list[PlayerSpec]:

@@ -25,10 +25,8 @@ from tw_rl.training.checkpoint import CheckpointError, load_net
 from tw_rl.training.match import raw_policy_player, search_player
 from tw_rl.training.net import NetPolicyValue, resolve_device
 
-DEFAULT_PLAYOUTS = 200  # mcts without @N
 
-
-def uct_player(playouts: int = DEFAULT_PLAYOUTS) -> Player:
+def uct_player(playouts: int) -> Player:
     """The standard-library UCT player as a batched player (one game after the other)."""
     boards: dict[int, Board] = {}
 

@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 
 from tw_rl.files import write_atomic
-from tw_rl.referee.match import Z95
+from tw_rl.stats import Z95
 
 ELO_PER_LOGIT = 400.0 / math.log(10.0)
 

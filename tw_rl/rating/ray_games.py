@@ -20,9 +20,10 @@ import torch
 
 from tw_rl.config import EvaluateConfig
 from tw_rl.core.rules import Rules
-from tw_rl.rating.games import ArenaGame, Slot, play_batch, referee_slot_game
+from tw_rl.rating.games import referee_slot_game
 from tw_rl.rating.kinds import PlayerSpec, kind_of
 from tw_rl.rating.player_specs import make_player
+from tw_rl.training.match import ArenaGame, Slot, play_batch
 
 
 @ray.remote(num_cpus=1)

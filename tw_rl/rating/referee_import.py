@@ -27,11 +27,12 @@ from tw_rl.core.notation import Record, parse_cell, parse_record
 from tw_rl.core.record import IllegalMove, replay_moves
 from tw_rl.core.rules import Rules
 from tw_rl.core.state import COLOUR_NAMES
-from tw_rl.rating.games import ArenaGame, Slot, game_row
+from tw_rl.rating.games import game_row
 from tw_rl.rating.kinds import ArenaError, PlayerSpec, kind_of
 from tw_rl.rating.player_specs import program_spec
 from tw_rl.rating.results_db import ResultsDB
 from tw_rl.referee.match import GAME_FILE, colour_pair
+from tw_rl.training.match import ArenaGame, Slot
 
 RESULTS = "results.jsonl"
 

@@ -3,7 +3,7 @@
 ``run_match`` plays pairs of games on one judge-drawn opening each, with colours swapped inside
 the pair (A is red in games 1, 3, 5, ...), optionally with parallel games; it writes each
 finished game atomically as a record with a JSON summary, appends it to ``results.jsonl``, and
-ends with ``summary.json``. Win rates come with a 95% Wilson score interval.
+ends with ``summary.json``. Win rates come with a 95% Wilson score interval (``tw_rl.stats``).
 """
 
 from __future__ import annotations
@@ -30,25 +30,10 @@ from tw_rl.core.state import COLOUR_NAMES, RED, WHITE
 from tw_rl.files import write_atomic
 from tw_rl.referee.game import GameResult, draw_opening, play_game
 from tw_rl.referee.process import POLL_S, Cancel, MatchInterrupted, Program, RefereeError
+from tw_rl.stats import wilson_interval
 
-Z95 = 1.959963984540054  # the two-sided 95% normal quantile
 GAME_FILE = "game-{:05d}.txt"
 T = TypeVar("T")
-
-
-def wilson_interval(successes: float, trials: int, z: float = Z95) -> tuple[float, float]:
-    """The Wilson score interval for a success rate (``successes`` may be fractional: a draw
-    counts half). (0, 1) without trials."""
-    if trials <= 0:
-        return 0.0, 1.0
-    if not 0 <= successes <= trials:
-        raise ValueError(f"successes must lie in [0, {trials}], got {successes}")
-    p = successes / trials
-    z2 = z * z
-    denominator = 1 + z2 / trials
-    centre = (p + z2 / (2 * trials)) / denominator
-    half = z * math.sqrt(p * (1 - p) / trials + z2 / (4 * trials * trials)) / denominator
-    return max(0.0, centre - half), min(1.0, centre + half)
 
 
 @dataclass

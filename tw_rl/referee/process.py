@@ -217,7 +217,13 @@ class PlayerProcess:
     """One running program: pipes, a reader thread, the lines it is owed, its clock."""
 
     def __init__(
-        self, program: Program, stderr_path: Path | None, cancel: Cancel | None, memory_mb: int = 0
+        self,
+        program: Program,
+        stderr_path: Path | None,
+        cancel: Cancel | None,
+        memory_mb: int = 0,
+        *,
+        cwd: str | Path | None = None,
     ) -> None:
         self.program = program
         self.cancel = cancel
@@ -243,6 +249,7 @@ class PlayerProcess:
                 stderr=self.stderr,
                 bufsize=0,
                 start_new_session=True,
+                cwd=cwd,
             )
         except (OSError, subprocess.SubprocessError) as err:
             reason = getattr(err, "strerror", None) or err
@@ -382,30 +389,37 @@ class PlayerProcess:
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.kill(pid, signal.SIGKILL)
 
+    def exit_code(self, wait: float = 0.0) -> int | None:
+        """The program's exit status (minus the signal that killed it), waiting up to ``wait``
+        seconds for it to exit; None while it runs, or when it never started. Peeked, not reaped,
+        so the process group id stays ours until ``close``."""
+        if self.proc is None:
+            return None
+        deadline = time.monotonic() + wait
+        while True:
+            try:
+                info = os.waitid(os.P_PID, self.proc.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT)
+            except ChildProcessError:
+                return self.proc.returncode  # already reaped (by close)
+            if info is not None:
+                return info.si_status if info.si_code == os.CLD_EXITED else -info.si_status
+            if time.monotonic() >= deadline:
+                return None
+            time.sleep(0.01)
+
     def exit_detail(self) -> str:
         """Why the program is gone: its exit status (if known soon) and its last stderr line."""
         if self.start_error:
             return self.start_error
-        assert self.proc is not None
-        status = "closed its output"
-        deadline = time.monotonic() + 0.5
-        while time.monotonic() < deadline:
-            # Peek without reaping, so the process group id stays ours until ``close``.
-            try:
-                info = os.waitid(os.P_PID, self.proc.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT)
-            except ChildProcessError:
-                break
-            if info is not None:
-                if info.si_code == os.CLD_EXITED:
-                    status = f"exited with status {info.si_status}"
-                elif info.si_status == signal.SIGXFSZ:
-                    status = (
-                        f"was stopped for writing more than {FILE_LIMIT_BYTES >> 20} MiB to a file or stderr"
-                    )
-                else:
-                    status = f"was killed by signal {info.si_status}"
-                break
-            time.sleep(0.01)
+        code = self.exit_code(wait=0.5)
+        if code is None:
+            status = "closed its output"
+        elif code >= 0:
+            status = f"exited with status {code}"
+        elif -code == signal.SIGXFSZ:
+            status = f"was stopped for writing more than {FILE_LIMIT_BYTES >> 20} MiB to a file or stderr"
+        else:
+            status = f"was killed by signal {-code}"
         if FILE_LIMIT_BYTES and os.fstat(self.stderr.fileno()).st_size >= FILE_LIMIT_BYTES:
             status += f" after its stderr reached the {FILE_LIMIT_BYTES >> 20} MiB limit"
         last = self.stderr_tail()

@@ -59,8 +59,9 @@ from tw_rl.rating.player_specs import parse_player
 from tw_rl.rating.referee_import import import_referee
 from tw_rl.rating.results_db import ResultsDB
 from tw_rl.referee.game import GameResult, draw_opening, play_game
-from tw_rl.referee.match import GAME_FILE, game_record, game_summary, play_parallel, wilson_interval
+from tw_rl.referee.match import GAME_FILE, game_record, game_summary, play_parallel
 from tw_rl.referee.process import Cancel, Program
+from tw_rl.stats import wilson_interval
 
 OPPONENTS = ("random", "greedy", "release", "mirror")
 SETTINGS = "soak.json"

@@ -3,6 +3,8 @@
 - ``views``: a position as the page draws it (cells, stacks, player aids, the hover preview,
   the score bar, status), as JSON;
 - ``bots``: the page's opponents (the CodeCup bot on a game clock, a checkpoint's search, baselines);
+- ``bot_syntax``: how the opponents are named (``bot@SECONDS``, ``ckpt:NAME@N``, the baselines)
+  and their defaults, light enough for the help of ``tw-rl serve``;
 - ``games``: games against the bot, kept in memory, with undo, going back to a ply and a record;
 - ``hints``: the bot's evaluation of a position and a hint (best move, principal variation);
 - ``study``: stored games (an arena database, a record) stepped through with a checkpoint's

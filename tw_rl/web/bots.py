@@ -14,6 +14,8 @@ checkpoint's search (``training.match.search_player``), the CodeCup bot through 
   ``catalogue``; ``default`` = the shipped teacher) searching N simulations a move;
 - ``random``, ``greedy``: the baselines.
 
+The syntax and its defaults are spelt in ``bot_syntax`` (the help of ``tw-rl serve`` shows them).
+
 The CodeCup bot and the baselines know the game proper only: in the set-up steps of the
 official rules (the pie) they choose at random among the legal set-up actions; a checkpoint's
 search plays those steps too. A bad spec, a value out of range, a checkpoint not offered, one
@@ -29,7 +31,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from tw_rl.codecup.clock import DEFAULT_BUDGET, DEFAULT_SAFETY, TimeControl
+from tw_rl.codecup.clock import DEFAULT_SAFETY, TimeControl
 from tw_rl.codecup.errors import EvaluatorError
 from tw_rl.codecup.evaluation import TerritoryEvaluator, default_weights, make_evaluator
 from tw_rl.codecup.players import BotPlayer
@@ -45,17 +47,10 @@ from tw_rl.referee.releases import split_clock
 from tw_rl.scalar_position import state_position
 from tw_rl.training.checkpoint import CheckpointError
 from tw_rl.training.match import search_player
+from tw_rl.web.bot_syntax import DEFAULT_GAME_SECONDS, DEFAULT_SIMULATIONS, USAGE
 from tw_rl.web.catalogue import Catalogue, NotOffered
 from tw_rl.web.checkpoints import load_policy_value
 from tw_rl.web.limits import Limits
-
-DEFAULT_GAME_SECONDS = DEFAULT_BUDGET  # the CodeCup clock (its one home: tw_rl.codecup.clock)
-DEFAULT_BOT = f"bot@{DEFAULT_GAME_SECONDS:g}"
-DEFAULT_SIMULATIONS = 64
-USAGE = (
-    "use bot[@SECONDS] (SECONDS for the whole game, as in the arena), ckpt:NAME[@SIMULATIONS] "
-    "(NAME: a checkpoint this server offers, or its number), random or greedy"
-)
 
 
 class BotError(ValueError):

@@ -22,7 +22,8 @@ from starlette.responses import FileResponse, JSONResponse, PlainTextResponse, R
 from tw_rl.core.hexgrid import SIZES
 from tw_rl.core.rules import VARIANTS
 from tw_rl.core.state import COLOUR_NAMES, RED
-from tw_rl.web.bots import USAGE, parse_bot
+from tw_rl.web.bot_syntax import USAGE
+from tw_rl.web.bots import parse_bot
 from tw_rl.web.catalogue import Catalogue, NotOffered
 from tw_rl.web.games import PAGE_SETUPS, GameError, GameStore, MoveRefused, PlayGame
 from tw_rl.web.hints import HintError, bot_value, hint

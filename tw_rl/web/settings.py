@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from tw_rl.web.bots import DEFAULT_BOT
+from tw_rl.web.bot_syntax import DEFAULT_BOT
 from tw_rl.web.guard import LOOPBACK_NAMES
 from tw_rl.web.limits import Limits
 
