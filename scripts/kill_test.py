@@ -134,9 +134,9 @@ def install_kill_point(point: str, k: int) -> None:
 
         loop.play_match = matching
     elif point == "metrics-mid":
-        import tw_rl.training.loop as loop
+        import tw_rl.training.metrics_log as metrics_log
 
-        append_line = loop.append_line
+        append_line = metrics_log.append_line
 
         def appending(path, line):
             if Path(path).name == "metrics.jsonl" and hit():
@@ -147,7 +147,7 @@ def install_kill_point(point: str, k: int) -> None:
                 _die()
             return append_line(path, line)
 
-        loop.append_line = appending
+        metrics_log.append_line = appending
     elif point != "none":
         raise SystemExit(f"unknown kill point {point!r}")
 

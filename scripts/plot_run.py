@@ -6,11 +6,12 @@ python scripts/plot_run.py runs/default-60min --out docs/training_curve.png
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 
 from matplotlib.figure import Figure  # no pyplot: no GUI backend, nothing global
+
+from tw_rl.training.metrics_log import metrics_path, read_metrics, row_generation
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -18,13 +19,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("run_dir", type=Path)
     parser.add_argument("--out", type=Path, default=None, help="default: RUN_DIR/training_curve.png")
     args = parser.parse_args(argv)
-    metrics_path = args.run_dir / "metrics.jsonl"
-    if not metrics_path.exists():
-        print(f"error: {metrics_path} does not exist (is {args.run_dir} a run folder?)", file=sys.stderr)
+    path = metrics_path(args.run_dir)
+    if not path.exists():
+        print(f"error: {path} does not exist (is {args.run_dir} a run folder?)", file=sys.stderr)
         return 2
-    rows = [json.loads(line) for line in metrics_path.read_text().splitlines() if line.strip()]
+    rows = [row for row in read_metrics(args.run_dir).rows if row_generation(row) is not None]
     if not rows:
-        print(f"error: {metrics_path} holds no generation yet", file=sys.stderr)
+        print(f"error: {path} holds no generation yet", file=sys.stderr)
         return 2
     figure = Figure(figsize=(11, 4))
     arena, loss = figure.subplots(1, 2)

@@ -23,7 +23,6 @@ far (a generation's missing games are played) and a student already exported.
 
 from __future__ import annotations
 
-import json
 import shutil
 import time
 from collections.abc import Callable
@@ -41,13 +40,12 @@ from tw_rl.export.distill import distill, teacher_targets
 from tw_rl.export.weights_file import load_student, write_weights
 from tw_rl.files import (
     FolderInUse,
-    append_line,
     atomic_writer,
-    drop_partial_line,
     folder_lock,
     remove_temporaries,
 )
 from tw_rl.training.checkpoint import load_checkpoint, net_from_checkpoint, resolve_checkpoint
+from tw_rl.training.metrics_log import append_metrics, read_metrics
 from tw_rl.training.replay_buffer import ReplayWindow, Samples, shard_games
 
 BOARD_SIZE = 6  # the native bot plays the CodeCup board only
@@ -76,22 +74,7 @@ def student_path(run: Path, generation: int) -> Path:
 
 def finished_generations(run: Path) -> dict[int, dict]:
     """The metrics lines of the finished generations (a cut-off last line is ignored)."""
-    done: dict[int, dict] = {}
-    path = run / "metrics.jsonl"
-    if path.is_file():
-        for line in path.read_text(encoding="utf-8").splitlines():
-            try:
-                record = json.loads(line)
-            except json.JSONDecodeError:
-                continue
-            done[int(record["generation"])] = record
-    return done
-
-
-def _append_metrics(run: Path, record: dict) -> None:
-    path = run / "metrics.jsonl"
-    drop_partial_line(path)  # a line cut off by a kill
-    append_line(path, json.dumps(record, sort_keys=True))
+    return read_metrics(run).by_generation()
 
 
 def newest_samples(shards: Path, window: int) -> Samples:
@@ -150,7 +133,7 @@ def _run(cfg: ExpertConfig, run_dir: Path, log: Callable[[str], None], progress:
             if generation in done:
                 continue
             record = _generation(cfg, rules, run_dir, shards, binary, generation, teacher, log, progress)
-            _append_metrics(run_dir, record)
+            append_metrics(run_dir, record, sort_keys=True)
             done[generation] = record
             for key, value in record.items():
                 if isinstance(value, int | float) and key != "generation":

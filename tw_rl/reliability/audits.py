@@ -18,6 +18,7 @@ from tw_rl.core.rules import Rules
 from tw_rl.files import TEMPORARY
 from tw_rl.rating.games import parse_moves
 from tw_rl.rating.results_db import ResultsDB, ResultsDBError
+from tw_rl.training.metrics_log import read_metrics, row_generation
 from tw_rl.training.replay_buffer import SHARD_PATTERN, load_shard
 
 
@@ -67,21 +68,16 @@ def check_run(run: Path, generations: int, games: int, final: bool) -> list[str]
         if count > games or generation >= generations:
             problems.append(f"generation {generation}: {count} games stored (at most {games} belong there)")
     # The metrics log: whole lines (but for a last one cut by the kill), each generation once.
-    logged: list[int] = []
-    metrics = run / "metrics.jsonl"
-    if metrics.is_file():
-        lines = metrics.read_bytes().split(b"\n")
-        complete, tail = lines[:-1], lines[-1]
-        if tail and final:
-            problems.append("metrics.jsonl: ends in a cut-off line")
-        for number, line in enumerate(complete, 1):
-            try:
-                logged.append(int(json.loads(line)["generation"]))
-            except (ValueError, KeyError, TypeError):
-                problems.append(f"metrics.jsonl:{number}: not a whole JSON line")
-        twice = sorted({g for g in logged if logged.count(g) > 1})
-        if twice:
-            problems.append(f"metrics.jsonl: generations logged twice: {twice}")
+    metrics = read_metrics(run)
+    if metrics.cut_off and final:
+        problems.append("metrics.jsonl: ends in a cut-off line")
+    logged = metrics.generations()
+    unnamed = [n for n, row in zip(metrics.numbers, metrics.rows, strict=True) if row_generation(row) is None]
+    for number in sorted(metrics.unreadable + unnamed):
+        problems.append(f"metrics.jsonl:{number}: not a whole JSON line")
+    twice = sorted({g for g in logged if logged.count(g) > 1})
+    if twice:
+        problems.append(f"metrics.jsonl: generations logged twice: {twice}")
     if not final:
         return problems
     # A completed run.

@@ -1,3 +1,3 @@
 """The AlphaZero cycle: the network, checkpoints, the replay buffer, self-play, the learner, the
-loop, self-play workers on Ray, and matches between in-process players (``match``: paired
-openings, the one way the project plays them)."""
+loop (its self-play sources, its clock and its metrics log), self-play workers on Ray, and matches
+between in-process players (``match``: paired openings, the one way the project plays them)."""

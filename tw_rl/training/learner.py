@@ -3,10 +3,13 @@
 Each drawn sample gets one of the 12 board symmetries at random (planes, policy and territory
 permuted together, ``tw_rl.core.encode.random_symmetries``). Losses: policy cross-entropy
 against the search policy, value cross-entropy over win / draw / loss, territory and score mean
-squared errors. Checkpoint files are ``tw_rl.training.checkpoint``'s.
+squared errors. Checkpoint files are ``tw_rl.training.checkpoint``'s. A generation's steps add up
+in a ``StepTally``, which builds the learner's metrics of the generation.
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass, field
 
 import numpy as np
 import torch
@@ -83,3 +86,30 @@ class Learner:
         self.net.load_state_dict(checkpoint["model"])
         self.optimizer.load_state_dict(checkpoint["optimizer"])
         self.step = int(checkpoint["step"])
+
+
+@dataclass
+class StepTally:
+    """A generation's gradient steps, added up for its metrics."""
+
+    steps: int = 0  # steps taken
+    seconds: float = 0.0  # time spent in them, drawing the batches included
+    totals: dict[str, float] = field(default_factory=dict)  # each loss part, summed over the steps
+
+    def add(self, parts: dict[str, float], seconds: float) -> None:
+        """Count one step: its loss parts (``Learner.train_step``) and its time."""
+        self.steps += 1
+        self.seconds += seconds
+        for key, value in parts.items():
+            self.totals[key] = self.totals.get(key, 0.0) + value
+
+    def metrics(self, learner_step: int, replay_samples: int, batch_size: int) -> dict:
+        """The learner's metrics of the generation: the mean loss parts (``train/<part>``), the
+        replay window's size, the learner's step count, the steps taken and samples trained on per
+        second."""
+        out = {f"train/{k}": v / max(self.steps, 1) for k, v in self.totals.items()}
+        out["train/replay_samples"] = replay_samples
+        out["train/step"] = learner_step
+        out["train/steps"] = self.steps
+        out["perf/train_samples_per_s"] = self.steps * batch_size / max(self.seconds, 1e-9)
+        return out

@@ -38,7 +38,9 @@ process, or by Ray workers with ``ray.address`` (``tw_rl.training.ray_selfplay``
 with Ray; a run without Ray never imports it), and then the learner takes its steps. With
 ``selfplay.overlap_workers=N`` they overlap: N worker processes of this machine
 (``tw_rl.training.overlap``; -1: one per core, ``overlap_worker_count``), or with ``ray.address``
-N Ray actors, play while this process trains.
+N Ray actors, play while this process trains. The loop has one shape for all four: the games come
+from a ``SelfPlaySource`` (``tw_rl.training.selfplay_source``, written down there), the run's
+state is one record (``Run``), and ``_train`` reads top to bottom.
 """
 
 from __future__ import annotations
@@ -63,14 +65,8 @@ from tw_rl.cluster import ray_installed
 from tw_rl.config import ConfigError, NetConfig, TrainConfig
 from tw_rl.core.baselines import BASELINES
 from tw_rl.core.rules import Rules
-from tw_rl.files import (
-    FolderInUse,
-    append_line,
-    drop_partial_line,
-    folder_lock,
-    remove_temporaries,
-    write_atomic,
-)
+from tw_rl.files import FolderInUse, drop_partial_line, folder_lock, remove_temporaries, write_atomic
+from tw_rl.training import selfplay_source
 from tw_rl.training.checkpoint import (
     CheckpointError,
     check_size,
@@ -81,14 +77,15 @@ from tw_rl.training.checkpoint import (
     save_checkpoint,
 )
 from tw_rl.training.inference import check_backend
-from tw_rl.training.learner import Learner
+from tw_rl.training.learner import Learner, StepTally
 from tw_rl.training.match import play_match, search_player
+from tw_rl.training.metrics_log import append_metrics, metrics_path, read_metrics
 from tw_rl.training.net import NetPolicyValue, build_net, inference_dtype, resolve_device
-from tw_rl.training.overlap import SelfPlayProcesses, overlap_worker_count
+from tw_rl.training.overlap import Overlapped, SelfPlayProcesses, overlap_worker_count
 from tw_rl.training.published import publish_network
-from tw_rl.training.replay_buffer import ReplayWindow, ShardFormatError, shard_games, write_shard
-from tw_rl.training.run_totals import METRICS_FILE
-from tw_rl.training.selfplay import play_games
+from tw_rl.training.replay_buffer import ReplayWindow, ShardFormatError, shard_games
+from tw_rl.training.run_clock import RunClock
+from tw_rl.training.selfplay_source import InProcessTurns, SelfPlaySource
 
 log = logging.getLogger(__name__)
 LOG_FILE = "train.log"  # in the run folder
@@ -104,12 +101,14 @@ SHOWN = {  # metrics -> their name in the line a generation logs
     "arena/vs_greedy": "vs greedy",
     "arena/vs_previous": "vs previous",
 }
+SHOWN_ON_BAR = ("train/policy", "arena/vs_greedy")  # metrics beside the progress bar
 
 
 @contextlib.contextmanager
 def run_log(run_dir: Path) -> Iterator[None]:
-    """INFO lines of this module to the console and to ``<run_dir>/train.log`` while a run
-    lasts, each unless a handler of the root logger already writes there (Hydra's job log)."""
+    """INFO lines of this module and of ``tw_rl.training.selfplay_source`` to the console and to
+    ``<run_dir>/train.log`` while a run lasts, each unless a handler of the root logger already
+    writes there (Hydra's job log)."""
     path = (Path(run_dir) / LOG_FILE).resolve()
     handlers = logging.getLogger().handlers
     files = {Path(h.baseFilename).resolve() for h in handlers if isinstance(h, logging.FileHandler)}
@@ -119,18 +118,23 @@ def run_log(run_dir: Path) -> Iterator[None]:
         added.append(logging.FileHandler(path, encoding="utf-8"))
     if not console:
         added.append(logging.StreamHandler())
-    level = log.level
-    log.setLevel(logging.INFO)
+    loggers = (log, selfplay_source.log)
+    levels = [logger.level for logger in loggers]
     for handler in added:
         handler.setFormatter(logging.Formatter(LOG_FORMAT, "%Y-%m-%d %H:%M:%S"))
-        log.addHandler(handler)
+    for logger in loggers:
+        logger.setLevel(logging.INFO)
+        for handler in added:
+            logger.addHandler(handler)
     try:
         yield
     finally:
+        for logger, level in zip(loggers, levels, strict=True):
+            for handler in added:
+                logger.removeHandler(handler)
+            logger.setLevel(level)
         for handler in added:
-            log.removeHandler(handler)
             handler.close()
-        log.setLevel(level)
 
 
 def _is_console(handler: logging.Handler) -> bool:
@@ -251,55 +255,84 @@ def train(cfg: TrainConfig) -> dict:
                 raise ConfigError(str(err)) from None
 
 
-def logged_metrics(path: Path) -> list[dict]:
-    """The lines of ``metrics.jsonl`` that read as JSON objects; a line cut off by a kill is
-    dropped first."""
-    if drop_partial_line(path):
-        log.info(f"{path}: dropped a cut-off last line (the run was killed while writing it)")
-    rows = []
-    with contextlib.suppress(FileNotFoundError):
-        for line in path.read_text(encoding="utf-8").splitlines():
-            with contextlib.suppress(ValueError):
-                row = json.loads(line)
-                if isinstance(row, dict):
-                    rows.append(row)
-    return rows
+@dataclasses.dataclass
+class Run:
+    """A training process's run: what it works with, and where it stands (what one generation's
+    end hands to the next)."""
 
-
-def logged_generations(rows: list[dict]) -> set[int]:
-    """The generations that have their metrics line."""
-    done = set()
-    for row in rows:
-        with contextlib.suppress(KeyError, TypeError, ValueError):
-            done.add(int(row["generation"]))
-    return done
-
-
-def last_logged(rows: list[dict], key: str) -> float:
-    """A running total so far (all resumes together): ``key`` of the newest metrics line that has
-    it (0 for a new run, or one logged before the total was kept). ``time/run_minutes`` is the
-    run's wall time, ``time/cpu_hours`` its CPU time."""
-    for row in reversed(rows):
-        with contextlib.suppress(KeyError, TypeError, ValueError):
-            return float(row[key])
-    return 0.0
+    cfg: TrainConfig  # the resolved config (as in config.json)
+    folder: Path  # the run folder
+    learner: Learner  # the network, its optimizer and its step count (train/step)
+    policy_value: NetPolicyValue  # the learner's network as self-play and the arena evaluate it
+    window: ReplayWindow  # the newest samples of the run folder, which the learner draws from
+    writer: SummaryWriter  # the TensorBoard events (tb/)
+    clock: RunClock  # this start's time and its max_minutes deadline
+    first_generation: int  # the first generation this start plays (after the checkpoint it resumed)
+    run_minutes: float  # wall minutes of the run so far, all its starts together (time/run_minutes)
+    cpu_hours_before: float  # CPU hours the run had logged before this start (time/cpu_hours)
+    cpu_started: float  # this process's CPU seconds (all its threads) at this start
+    metrics: dict  # the newest finished generation's metrics (what ``train`` returns)
 
 
 def _train(cfg: TrainConfig, run_dir: Path, init: tuple[Path, dict] | None = None) -> dict:
+    """The run, top to bottom: set up (or resume), then per generation self-play, learning and
+    its end (checkpoint, arena, metrics line); self-play comes from one ``SelfPlaySource``."""
+    run, unfinished = _start(cfg, run_dir, init)
+    _finish_resumed_generation(run, unfinished)
+    with contextlib.ExitStack() as stack:
+        stack.callback(run.writer.close)
+        bar = _progress_bar(cfg, run.first_generation, stack)
+        source = open_source(run, stack)
+        for generation in range(run.first_generation, cfg.generations):
+            # The first generation of a process always runs (it stops early if it must), so
+            # every start of a run makes progress; later ones only inside the time limit.
+            if generation > run.first_generation and run.clock.out_of_time():
+                break
+            # One generator per generation, derived from the seed: a resumed run continues reproducibly.
+            rng = np.random.default_rng([cfg.seed, generation])
+            generation_started = time.monotonic()
+            played, share = source.play(generation, rng, run.clock)
+            planned = _steps(cfg, share)
+            if share < 1:
+                _log_stopped_early(run, generation, share)
+            learned = _learn(run, source, generation, planned, rng)
+            seconds = time.monotonic() - generation_started
+            steps = learned.get("train/steps", 0)
+            metrics = {"generation": generation, **played, **learned}
+            metrics.update(source.generation_done(generation, run.learner.net, steps, seconds))
+            if share < 1 or learned.get("train/steps", planned) < planned:
+                metrics["selfplay/partial"] = True  # stopped by max_minutes
+            for key, value in metrics.items():
+                if key != "generation" and not isinstance(value, bool):
+                    run.writer.add_scalar(key, value, generation)
+            _end_generation(run, generation, metrics, generation_started, rng, source.cpu_seconds())
+            bar.update(1)
+            bar.set_postfix({k: round(v, 3) for k, v in metrics.items() if k in SHOWN_ON_BAR})
+            if run.clock.out_of_time():
+                log.info(
+                    f"stopping after {run.clock.minutes():.1f} minutes (max_minutes={cfg.max_minutes:g}); "
+                    "the same command resumes"
+                )
+                break
+    return run.metrics
+
+
+def _start(cfg: TrainConfig, run_dir: Path, init: tuple[Path, dict] | None) -> tuple[Run, dict | None]:
+    """The run at this start: its network (resumed from the newest checkpoint, or ``init``),
+    window, TensorBoard writer and the totals logged so far; and, when the generation before
+    this start has no metrics line (killed after its checkpoint), its metrics as its checkpoint
+    kept them (else None)."""
     if cfg.threads > 0:
         torch.set_num_threads(cfg.threads)
     device = resolve_device(cfg.device)
     rules = Rules(cfg.board.size, cfg.board.variant, cfg.board.setup, cfg.board.stale_end)
-    eval_rules = Rules(cfg.board.size, cfg.board.variant, "judge", cfg.board.stale_end)
     torch.manual_seed(cfg.seed)
-
     net = build_net(cfg.net, cfg.board.size).to(device)
     learner = Learner(net, rules, cfg.learner, device)
     first_generation, resumed_metrics = _resume(cfg, run_dir, learner)
     if init is not None and first_generation == 0:
         net.load_state_dict(init[1]["model"])
         log.info(f"initialised from {init[0]} (its generation {init[1]['generation']}, net {cfg.net.name})")
-    # One generator per generation, derived from the seed: a resumed run continues reproducibly.
     writer = SummaryWriter(str(run_dir / "tb"))
     writer.add_text(
         "config", "```\n" + json.dumps(dataclasses.asdict(cfg), indent=2) + "\n```", first_generation
@@ -307,210 +340,145 @@ def _train(cfg: TrainConfig, run_dir: Path, init: tuple[Path, dict] | None = Non
     window = ReplayWindow(run_dir / "selfplay", cfg.learner.replay_window, cfg.board.size)
     window.refresh()  # a shard of another format or board size stops the run now, not after self-play
     policy_value = NetPolicyValue(net, rules, device, precision=cfg.precision, backend=cfg.backend)
-    metrics: dict = {}
-    started = time.monotonic()
-    metrics_path = run_dir / METRICS_FILE
-    logged = logged_metrics(metrics_path)
-    run_minutes = last_logged(logged, "time/run_minutes")
-    cpu_hours_before = last_logged(logged, "time/cpu_hours")
-    cpu_started = time.process_time()  # this process, all its threads (not its children)
-    last = first_generation - 1
-    if last >= 0 and last not in logged_generations(logged):
-        # Killed after the checkpoint of ``last`` but before its arena and metrics line.
-        metrics = {"generation": last, **resumed_metrics}
-        if cfg.eval.every and (last + 1) % cfg.eval.every == 0:
-            rng = np.random.default_rng([cfg.seed, last, 1])
-            metrics.update(_evaluate(cfg, eval_rules, policy_value, run_dir, last, rng, writer, device))
-        writer.flush()
-        append_line(metrics_path, json.dumps(metrics))
-        log.info(generation_line(metrics, 0.0) + " (finished after the resume)")
-    with contextlib.ExitStack() as stack:
-        stack.callback(writer.close)
-        pool = None
-        if cfg.ray.address and not cfg.selfplay.overlap_workers:
-            from tw_rl.training.ray_selfplay import open_pool  # Ray is imported only here
-
-            pool = stack.enter_context(open_pool(cfg, run_dir))
-        if cfg.progress:  # the log lines go above the progress bar
-            consoles = [lg for lg in (logging.getLogger(), log) if any(map(_is_console, lg.handlers))]
-            stack.enter_context(logging_redirect_tqdm(consoles))
-        bar = stack.enter_context(
-            tqdm(
-                total=cfg.generations,
-                initial=first_generation,
-                disable=not cfg.progress,
-                unit="gen",
-                dynamic_ncols=True,
-            )
+    if drop_partial_line(metrics_path(run_dir)):
+        log.info(
+            f"{metrics_path(run_dir)}: dropped a cut-off last line (the run was killed while writing it)"
         )
-        deadline = started + 60 * cfg.max_minutes if cfg.max_minutes else None
-
-        def out_of_time() -> bool:
-            return deadline is not None and time.monotonic() >= deadline
-
-        def past_grace() -> bool:  # the learner may run past the limit by this much, no more
-            return deadline is not None and time.monotonic() >= deadline + LEARN_GRACE_S
-
-        def close(
-            generation: int, metrics: dict, generation_started: float, rng, worker_cpu_s: float = 0.0
-        ) -> None:
-            """A generation's end: its checkpoint, the arena when due, its metrics line and log line.
-            ``worker_cpu_s``: the CPU seconds of this process's self-play workers so far."""
-            nonlocal run_minutes
-            save_checkpoint(
-                run_dir / "checkpoints",
-                generation,
-                learner.checkpoint(generation, dataclasses.asdict(cfg), metrics),
-            )
-            if cfg.eval.every and (generation + 1) % cfg.eval.every == 0:
-                if out_of_time():  # the arena would overrun the limit; the next one comes on time
-                    log.info(f"generation {generation}: arena skipped (max_minutes={cfg.max_minutes:g})")
-                else:
-                    metrics.update(
-                        _evaluate(cfg, eval_rules, policy_value, run_dir, generation, rng, writer, device)
-                    )
-            now = time.monotonic()
-            minutes = (now - started) / 60
-            # Wall time of the run across resumes: what A/Bs at equal wall time compare.
-            run_minutes += (now - generation_started) / 60
-            metrics["time/generation_minutes"] = (now - generation_started) / 60
-            metrics["time/run_minutes"] = run_minutes
-            if pool is None:  # the generational Ray workers' CPU time is not seen from here
-                cpu_s = time.process_time() - cpu_started + worker_cpu_s
-                metrics["time/cpu_hours"] = cpu_hours_before + cpu_s / 3600
-                writer.add_scalar("time/cpu_hours", metrics["time/cpu_hours"], generation)
-            writer.add_scalar("perf/elapsed_minutes", minutes, generation)
-            writer.add_scalar("time/run_minutes", run_minutes, generation)
-            writer.flush()
-            append_line(metrics_path, json.dumps(metrics))
-            log.info(generation_line(metrics, minutes))
-            bar.update(1)
-            bar.set_postfix(
-                {k: round(v, 3) for k, v in metrics.items() if k in ("train/policy", "arena/vs_greedy")}
-            )
-            if out_of_time():
-                minutes = (time.monotonic() - started) / 60
-                log.info(
-                    f"stopping after {minutes:.1f} minutes (max_minutes={cfg.max_minutes:g}); "
-                    "the same command resumes"
-                )
-
-        if cfg.selfplay.overlap_workers:
-            return _train_overlapped(
-                cfg, run_dir, learner, window, writer, first_generation, out_of_time, past_grace, close
-            )
-        for generation in range(first_generation, cfg.generations):
-            # The first generation of a process always runs (it stops early if it must), so
-            # every start of a run makes progress; later ones only inside the time limit.
-            if generation > first_generation and out_of_time():
-                break
-            rng = np.random.default_rng([cfg.seed, generation])
-            metrics = {"generation": generation}
-            generation_started = time.monotonic()
-            if pool is None:
-                metrics.update(
-                    _self_play(cfg, rules, policy_value, run_dir, generation, rng, writer, out_of_time)
-                )
-            else:
-                wall_deadline = None if deadline is None else time.time() + deadline - time.monotonic()
-                metrics.update(_self_play_on_ray(cfg, pool, net, run_dir, generation, writer, wall_deadline))
-            played = shard_games(run_dir / "selfplay", generation)
-            share = min(1.0, played / cfg.selfplay.games_per_generation, metrics.pop("share", 1.0))
-            if share < 1:
-                metrics["selfplay/partial"] = True  # stopped by max_minutes
-                log.info(
-                    f"generation {generation}: stopped early by max_minutes={cfg.max_minutes:g} with "
-                    f"{played} of {cfg.selfplay.games_per_generation} games, {share:.0%} of its samples; "
-                    f"the learner takes {_steps(cfg, share)} of {cfg.learner.steps_per_generation} steps"
-                )
-            metrics.update(
-                _learn(cfg, learner, window, rng, writer, generation, _steps(cfg, share), past_grace)
-            )
-            if metrics.get("train/steps", _steps(cfg, share)) < _steps(cfg, share):
-                metrics["selfplay/partial"] = True
-            close(generation, metrics, generation_started, rng)
-            if out_of_time():
-                break
-    return metrics
+    logged = read_metrics(run_dir)
+    run = Run(
+        cfg=cfg,
+        folder=run_dir,
+        learner=learner,
+        policy_value=policy_value,
+        window=window,
+        writer=writer,
+        clock=RunClock(cfg.max_minutes, LEARN_GRACE_S),
+        first_generation=first_generation,
+        run_minutes=logged.last("time/run_minutes"),
+        cpu_hours_before=logged.last("time/cpu_hours"),
+        cpu_started=time.process_time(),
+        metrics={},
+    )
+    unfinished = first_generation > 0 and first_generation - 1 not in logged.generations()
+    return run, resumed_metrics if unfinished else None
 
 
-def _train_overlapped(
-    cfg, run_dir, learner, window, writer, first_generation, out_of_time, past_grace, close
-) -> dict:
-    """Train while ``selfplay.overlap_workers`` processes play (``tw_rl.training.overlap``): a
-    gradient step whenever the samples drawn stay within ``learner.sample_reuse`` times the new
-    samples written; every ``learner.steps_per_generation`` steps a "generation" ends (the
-    network published, its checkpoint, arena and metrics line). Past ``max_minutes`` the workers
-    play out their games and stop, the learner takes the steps those samples are due (at most
-    the rest of the generation), and the generation ends there."""
-    per_step = cfg.learner.batch_size / cfg.learner.sample_reuse  # new samples that earn one step
-    publish_network(run_dir, learner.net, first_generation)
-    base = window.arrived  # samples already on disk at the start are not new
-    owed = 0  # steps taken in this process
-    metrics: dict = {}
-    with _overlap_workers(cfg, run_dir) as workers:
-        for generation in range(first_generation, cfg.generations):
-            if generation > first_generation and out_of_time():
-                break
-            rng = np.random.default_rng([cfg.seed, generation])
-            generation_started = time.monotonic()
-            samples_before, games_before = window.arrived, window.arrived_games
-            totals: dict[str, float] = {}
-            steps, stopping, train_seconds = 0, False, 0.0
-            while steps < cfg.learner.steps_per_generation and not past_grace():
-                if not stopping and out_of_time():
-                    workers.stop()  # they play out their games in flight and write them
-                    stopping = True
-                    window.refresh()
-                due = int((window.arrived - base) / per_step) - owed
-                if due <= 0 or len(window.samples or ()) < cfg.learner.min_samples:
-                    if stopping:
-                        break
-                    workers.check()
-                    time.sleep(0.05)
-                    window.refresh()
-                    continue
-                start = time.perf_counter()
-                for key, value in learner.train_step(window.sample(cfg.learner.batch_size, rng), rng).items():
-                    totals[key] = totals.get(key, 0.0) + value
-                train_seconds += time.perf_counter() - start
-                steps += 1
-                owed += 1
-                if steps % 10 == 0:
-                    window.refresh()
-            seconds = max(time.monotonic() - generation_started, 1e-9)
-            metrics = {
-                "generation": generation,
-                "selfplay/games": window.arrived_games - games_before,
-                "selfplay/samples": window.arrived - samples_before,
-                "perf/samples_per_s": (window.arrived - samples_before) / seconds,
-                "perf/workers": cfg.selfplay.overlap_workers,
-                **{f"train/{k}": v / max(steps, 1) for k, v in totals.items()},
-                "train/replay_samples": len(window.samples or ()),
-                "train/step": learner.step,
-                "train/steps": steps,
-                "perf/train_steps_per_s": steps / seconds,
-                "perf/train_samples_per_s": steps * cfg.learner.batch_size / max(train_seconds, 1e-9),
-            }
-            if steps < cfg.learner.steps_per_generation:
-                metrics["selfplay/partial"] = True  # stopped by max_minutes
-            for key, value in metrics.items():
-                if key != "generation" and not isinstance(value, bool):
-                    writer.add_scalar(key, value, generation)
-            publish_network(run_dir, learner.net, generation + 1)
-            close(generation, metrics, generation_started, rng, workers.cpu_seconds())
-            if stopping:
-                break
-    return metrics
+def _finish_resumed_generation(run: Run, kept: dict | None) -> None:
+    """The arena (when due) and metrics line of the generation before this start, when a kill came
+    after its checkpoint and before them; ``kept``: its metrics, as its checkpoint kept them
+    (None when there is nothing to finish)."""
+    if kept is None:
+        return
+    last = run.first_generation - 1
+    run.metrics = {"generation": last, **kept}
+    if run.cfg.eval.every and (last + 1) % run.cfg.eval.every == 0:
+        rng = np.random.default_rng([run.cfg.seed, last, 1])
+        run.metrics.update(_evaluate(run, last, rng))
+    run.writer.flush()
+    append_metrics(run.folder, run.metrics)
+    log.info(generation_line(run.metrics, 0.0) + " (finished after the resume)")
 
 
-def _overlap_workers(cfg: TrainConfig, run_dir: Path):
-    """The overlapped self-play workers: processes of this machine, or Ray actors with ``ray.address``."""
+def _progress_bar(cfg: TrainConfig, first_generation: int, stack: contextlib.ExitStack) -> tqdm:
+    """The generations' progress bar (disabled unless ``progress``), the log lines above it."""
+    if cfg.progress:
+        consoles = [lg for lg in (logging.getLogger(), log) if any(map(_is_console, lg.handlers))]
+        stack.enter_context(logging_redirect_tqdm(consoles))
+    bar = tqdm(
+        total=cfg.generations,
+        initial=first_generation,
+        disable=not cfg.progress,
+        unit="gen",
+        dynamic_ncols=True,
+    )
+    return stack.enter_context(bar)
+
+
+def open_source(run: Run, stack: contextlib.ExitStack) -> SelfPlaySource:
+    """The run's self-play (``tw_rl.training.selfplay_source`` lists the four kinds); workers it
+    starts stop when ``stack`` closes."""
+    cfg = run.cfg
+    if cfg.selfplay.overlap_workers:
+        publish_network(run.folder, run.learner.net, run.first_generation)  # before the workers start
+        if cfg.ray.address:
+            from tw_rl.training.ray_selfplay import open_overlap_pool  # Ray is imported only here
+
+            workers = stack.enter_context(open_overlap_pool(cfg, run.folder))
+        else:
+            workers = stack.enter_context(SelfPlayProcesses(cfg, run.folder))
+        return Overlapped(cfg, run.folder, workers, run.window)
     if cfg.ray.address:
-        from tw_rl.training.ray_selfplay import open_overlap_pool  # Ray is imported only here
+        from tw_rl.training.ray_selfplay import RayTurns, open_pool  # Ray is imported only here
 
-        return open_overlap_pool(cfg, run_dir)
-    return SelfPlayProcesses(cfg, run_dir)
+        return RayTurns(cfg, run.folder, stack.enter_context(open_pool(cfg, run.folder)), run.learner.net)
+    return InProcessTurns(cfg, run.folder, run.policy_value)
+
+
+def _log_stopped_early(run: Run, generation: int, share: float) -> None:
+    games = run.cfg.selfplay.games_per_generation
+    played = shard_games(run.folder / "selfplay", generation)
+    log.info(
+        f"generation {generation}: stopped early by max_minutes={run.cfg.max_minutes:g} with "
+        f"{played} of {games} games, {share:.0%} of its samples; "
+        f"the learner takes {_steps(run.cfg, share)} of {run.cfg.learner.steps_per_generation} steps"
+    )
+
+
+def _learn(run: Run, source: SelfPlaySource, generation: int, planned: int, rng) -> dict:
+    """Up to ``planned`` gradient steps on the replay window, each when the source says it is due;
+    no more once ``LEARN_GRACE_S`` past ``max_minutes``. The learner's metrics of the generation."""
+    cfg, window = run.cfg, run.window
+    window.refresh()
+    tally = StepTally()
+    while tally.steps < planned:
+        due = source.step_due(window, tally.steps, run.clock)
+        if due is None:  # too few samples to learn from
+            return {"train/replay_samples": len(window.samples or ())}
+        if not due:
+            if run.clock.past_grace():
+                log.info(
+                    f"generation {generation}: the learner stopped after {tally.steps} of {planned} steps, "
+                    f"{run.clock.grace_s:g} s past max_minutes={cfg.max_minutes:g}"
+                )
+            break
+        start = time.perf_counter()
+        parts = run.learner.train_step(window.sample(cfg.learner.batch_size, rng), rng)
+        tally.add(parts, time.perf_counter() - start)
+    return tally.metrics(run.learner.step, len(window.samples or ()), cfg.learner.batch_size)
+
+
+def _end_generation(
+    run: Run, generation: int, metrics: dict, generation_started: float, rng, worker_cpu_s: float | None
+) -> None:
+    """A generation's end: its checkpoint, the arena when due, its metrics line and log line.
+    ``worker_cpu_s``: the CPU seconds of self-play outside this process so far (None: unseen)."""
+    cfg = run.cfg
+    save_checkpoint(
+        run.folder / "checkpoints",
+        generation,
+        run.learner.checkpoint(generation, dataclasses.asdict(cfg), metrics),
+    )
+    if cfg.eval.every and (generation + 1) % cfg.eval.every == 0:
+        if run.clock.out_of_time():  # the arena would overrun the limit; the next one comes on time
+            log.info(f"generation {generation}: arena skipped (max_minutes={cfg.max_minutes:g})")
+        else:
+            metrics.update(_evaluate(run, generation, rng))
+    generation_minutes = (time.monotonic() - generation_started) / 60
+    # Wall time of the run across resumes: what A/Bs at equal wall time compare.
+    run.run_minutes += generation_minutes
+    metrics["time/generation_minutes"] = generation_minutes
+    metrics["time/run_minutes"] = run.run_minutes
+    if worker_cpu_s is not None:
+        cpu_s = time.process_time() - run.cpu_started + worker_cpu_s
+        metrics["time/cpu_hours"] = run.cpu_hours_before + cpu_s / 3600
+        run.writer.add_scalar("time/cpu_hours", metrics["time/cpu_hours"], generation)
+    minutes = run.clock.minutes()
+    run.writer.add_scalar("perf/elapsed_minutes", minutes, generation)
+    run.writer.add_scalar("time/run_minutes", run.run_minutes, generation)
+    run.writer.flush()
+    append_metrics(run.folder, metrics)
+    log.info(generation_line(metrics, minutes))
+    run.metrics = metrics
 
 
 def _steps(cfg: TrainConfig, share: float) -> int:
@@ -544,129 +512,26 @@ def _resume(cfg: TrainConfig, run_dir: Path, learner: Learner) -> tuple[int, dic
     return generation + 1, kept
 
 
-def _self_play(cfg, rules, policy_value, run_dir, generation, rng, writer, stop=None) -> dict:
-    folder = run_dir / "selfplay"
-    done = shard_games(folder, generation)
-    remaining = cfg.selfplay.games_per_generation - done
-    if remaining <= 0:
-        return {}
-    if done:
-        log.info(f"generation {generation}: {done} games already on disk, {remaining} to play")
-    evaluations_before = policy_value.evaluations
-
-    def store(games: int, samples) -> None:
-        write_shard(folder, generation, games, samples)
-
-    stats = play_games(
-        rules,
-        policy_value,
-        cfg.search,
-        remaining,
-        cfg.selfplay.parallel_games,
-        rng,
-        store,
-        chunk_games=max(1, cfg.selfplay.parallel_games // 4),
-        stop=stop,
-    )
-    out = _selfplay_metrics(stats, stats.seconds, policy_value.evaluations - evaluations_before)
-    for key, value in out.items():
-        writer.add_scalar(key, value, generation)
-    if stats.stopped_early:
-        out.update(_share(cfg, done, stats))
-    return out
-
-
-def _share(cfg, done: int, stats) -> dict:
-    """``{"share": ...}``: the share of a whole generation's samples that a generation stopped
-    early got (``done`` games from before a resume count whole). The games played out after the
-    stop recorded only their first moves; a whole game records this many on average."""
-    if not stats.game_lengths:
-        return {}
-    per_game = max(cfg.search.full_search_fraction * float(np.mean(stats.game_lengths)), 1e-9)
-    return {"share": (done + stats.samples / per_game) / cfg.selfplay.games_per_generation}
-
-
-def _self_play_on_ray(cfg, pool, net, run_dir, generation, writer, deadline=None) -> dict:
-    """The generation's games, played by the Ray workers of ``pool`` (``tw_rl.training.ray_selfplay``)."""
-    done = shard_games(run_dir / "selfplay", generation)
-    if done >= cfg.selfplay.games_per_generation:
-        return {}
-    result = pool.play_generation(net, generation, cfg.selfplay.games_per_generation, cfg.seed, deadline)
-    out = _selfplay_metrics(result.stats, result.seconds, result.evaluations)
-    out["perf/workers"] = len(pool.actors)
-    out["selfplay/lost_games"] = result.lost_games
-    out["selfplay/worker_restarts"] = result.restarts
-    for key, value in out.items():
-        writer.add_scalar(key, value, generation)
-    if result.stats.stopped_early or (deadline is not None and time.time() >= deadline):
-        out.update(_share(cfg, done, result.stats))
-    return out
-
-
-def _selfplay_metrics(stats, seconds: float, evaluations: int) -> dict:
-    seconds = max(seconds, 1e-9)
-    return {
-        "selfplay/games": stats.games,
-        "selfplay/samples": stats.samples,
-        "selfplay/game_length": float(np.mean(stats.game_lengths)) if stats.game_lengths else 0.0,
-        "selfplay/red_win_rate": stats.red_wins / max(stats.games, 1),
-        "perf/games_per_s": stats.games / seconds,
-        "perf/samples_per_s": stats.samples / seconds,
-        "perf/moves_per_s": stats.moves / seconds,
-        "perf/simulations_per_s": stats.simulations / seconds,
-        "perf/evaluations_per_s": evaluations / seconds,
-    }
-
-
-def _learn(
-    cfg, learner: Learner, window: ReplayWindow, rng, writer, generation, steps: int, stop=None
-) -> dict:
-    """``steps`` gradient steps on the replay window (fewer when ``stop()`` says so first)."""
-    available = window.refresh()
-    writer.add_scalar("train/replay_samples", available, generation)
-    if available < cfg.learner.min_samples:
-        return {"train/replay_samples": available}
-    start = time.perf_counter()
-    totals: dict[str, float] = {}
-    planned = steps
-    for taken in range(planned):
-        if stop is not None and stop():
-            steps = taken
-            log.info(
-                f"generation {generation}: the learner stopped after {taken} of {planned} steps, "
-                f"{LEARN_GRACE_S:g} s past max_minutes={cfg.max_minutes:g}"
-            )
-            break
-        parts = learner.train_step(window.sample(cfg.learner.batch_size, rng), rng)
-        for key, value in parts.items():
-            totals[key] = totals.get(key, 0.0) + value
-    seconds = max(time.perf_counter() - start, 1e-9)
-    out = {f"train/{k}": v / max(steps, 1) for k, v in totals.items()}
-    out["train/replay_samples"] = available
-    out["train/step"] = learner.step
-    out["train/steps"] = steps
-    out["perf/train_samples_per_s"] = steps * cfg.learner.batch_size / seconds
-    for key, value in out.items():
-        writer.add_scalar(key, value, generation)
-    return out
-
-
-def _evaluate(cfg, rules, policy_value, run_dir, generation, rng, writer, device) -> dict:
+def _evaluate(run: Run, generation: int, rng) -> dict:
     """The arena: the network against each of ``eval.opponents`` (``check_config`` allows a
     baseline's name or ``previous``, the network evaluated ``eval.every`` generations before)."""
+    cfg = run.cfg
+    rules = Rules(cfg.board.size, cfg.board.variant, "judge", cfg.board.stale_end)
     search = dataclasses.replace(cfg.search, simulations=cfg.eval.simulations)
-    me = search_player(policy_value, search)
+    me = search_player(run.policy_value, search)
     out = {}
     for name in cfg.eval.opponents:
         if name == "previous":
-            opponent = _previous_player(cfg, policy_value, run_dir, generation, search, device)
+            opponent = _previous_player(
+                cfg, run.policy_value, run.folder, generation, search, run.learner.device
+            )
             if opponent is None:
                 continue
         else:
             opponent = BASELINES[name]
         result = play_match(rules, me, opponent, cfg.eval.games, rng)
         out[f"arena/vs_{name}"] = result.score
-        writer.add_scalar(f"arena/vs_{name}", result.score, generation)
+        run.writer.add_scalar(f"arena/vs_{name}", result.score, generation)
     return out
 
 

@@ -14,10 +14,14 @@ were no stronger than taking turns (three pairs of runs, docs/results/2026-12-06
   stream that starts a new game in a finished game's slot was tried on 2026-12-05 and lost its
   one A/B; one pair of runs cannot tell such a change from run-to-run luck, see
   docs/results/2026-12-06.md.)
-- **The learner** (``tw_rl.training.loop``) takes gradient steps while the samples drawn stay
-  within ``learner.sample_reuse`` times the new samples written, publishes the network every
-  ``learner.steps_per_generation`` steps and writes a checkpoint and a metrics line then, so the
-  run folder reads like a generational run's (one checkpoint per "generation").
+- **The learner** (``tw_rl.training.loop``, its ``SelfPlaySource`` here ``Overlapped``) takes
+  gradient steps while the samples drawn stay within ``learner.sample_reuse`` times the new
+  samples written, publishes the network every ``learner.steps_per_generation`` steps and writes
+  a checkpoint and a metrics line then, so the run folder reads like a generational run's (one
+  checkpoint per "generation"). Past ``max_minutes`` it stops the workers, takes the steps the
+  samples they write while playing out are due (at most the rest of the generation), and the
+  generation ends there. The workers, these processes or Ray actors (``OverlapPool`` in
+  ``tw_rl.training.ray_selfplay``), answer the ``OverlapWorkers`` protocol.
 - **Stopping.** ``stop()`` (the run's end, its time limit, an error or Ctrl-C) tells the workers
   to stop; each plays out its games in flight at one simulation a move and writes them
   (``tw_rl.training.selfplay``), then exits. A worker also exits when the training process is
@@ -41,6 +45,7 @@ import signal
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Protocol
 
 import numpy as np
 import torch
@@ -49,8 +54,9 @@ from tw_rl.config import NetConfig, TrainConfig
 from tw_rl.core.rules import Rules
 from tw_rl.machine import usable_cores
 from tw_rl.training.net import NetPolicyValue, TumbleweedNet, resolve_device
-from tw_rl.training.published import load_newest
-from tw_rl.training.replay_buffer import write_shard
+from tw_rl.training.published import load_newest, publish_network
+from tw_rl.training.replay_buffer import ReplayWindow, write_shard
+from tw_rl.training.run_clock import RunClock
 from tw_rl.training.selfplay import play_games
 
 RELOAD_S = 2.0  # a worker looks for a newer published network this often (between move batches)
@@ -237,3 +243,72 @@ class SelfPlayProcesses:
 
     def __exit__(self, *exc) -> None:
         self.stop()
+
+
+class OverlapWorkers(Protocol):
+    """The overlapped self-play workers of a run, as ``Overlapped`` drives them: started when made
+    (after the first network is published), playing until ``stop``."""
+
+    def check(self) -> None:
+        """Replace a killed worker; RuntimeError (one line) for a worker that failed, or for too
+        many replaced. Nothing once stopped."""
+        ...
+
+    def cpu_seconds(self) -> float:
+        """The workers' CPU seconds so far (the replaced ones' included, as last reported)."""
+        ...
+
+    def stop(self) -> None:
+        """Tell the workers to stop and wait while they play out and write their games in flight."""
+        ...
+
+
+class Overlapped:
+    """``SelfPlaySource`` of an overlapped run (see the module docstring): the learner steps as the
+    workers' samples arrive; each generation's end publishes the network for the workers."""
+
+    def __init__(self, cfg: TrainConfig, run_dir: Path, workers: OverlapWorkers, window: ReplayWindow):
+        self.cfg, self.run_dir, self.workers, self.window = cfg, Path(run_dir), workers, window
+        self.per_step = cfg.learner.batch_size / cfg.learner.sample_reuse  # new samples that earn a step
+        self.base = window.arrived  # samples already on disk at the start are not new
+        self.owed = 0  # steps taken in this process
+        self.stopping = False  # the workers were told to stop (the time limit passed)
+        self.arrived_before = (window.arrived, window.arrived_games)  # at the generation's start
+
+    def play(self, generation: int, rng: np.random.Generator, clock: RunClock) -> tuple[dict, float]:
+        self.arrived_before = (self.window.arrived, self.window.arrived_games)
+        return {}, 1.0  # the workers play all along
+
+    def step_due(self, window: ReplayWindow, taken: int, clock: RunClock) -> bool | None:
+        if taken and taken % 10 == 0:
+            window.refresh()
+        while not clock.past_grace():
+            if not self.stopping and clock.out_of_time():
+                self.workers.stop()  # they play out their games in flight and write them
+                self.stopping = True
+                window.refresh()
+            due = int((window.arrived - self.base) / self.per_step) - self.owed
+            if due > 0 and len(window.samples or ()) >= self.cfg.learner.min_samples:
+                self.owed += 1
+                return True
+            if self.stopping:
+                return False
+            self.workers.check()
+            time.sleep(0.05)
+            window.refresh()
+        return False
+
+    def generation_done(self, generation: int, net: TumbleweedNet, steps: int, seconds: float) -> dict:
+        publish_network(self.run_dir, net, generation + 1)
+        samples_before, games_before = self.arrived_before
+        seconds = max(seconds, 1e-9)
+        return {
+            "selfplay/games": self.window.arrived_games - games_before,
+            "selfplay/samples": self.window.arrived - samples_before,
+            "perf/samples_per_s": (self.window.arrived - samples_before) / seconds,
+            "perf/workers": self.cfg.selfplay.overlap_workers,
+            "perf/train_steps_per_s": steps / seconds,
+        }
+
+    def cpu_seconds(self) -> float | None:
+        return self.workers.cpu_seconds()

@@ -14,6 +14,8 @@ out of the training process:
 - **The pool.** ``SelfPlayPool.play_generation`` gives each idle worker an equal share of the
   games the generation still needs (counted from the shards on disk, so a resumed run plays only
   the rest) until the quota is written.
+- **The source.** ``RayTurns`` is the training loop's ``SelfPlaySource``
+  (``tw_rl.training.selfplay_source``) over the pool.
 - **Deaths.** A worker that dies (``RayActorError``: killed, out of memory, its node lost) is
   replaced at once by a new worker with a new number (so that one declared dead but still
   writing could not collide with it); the games it had written stay (the learner only ever
@@ -23,7 +25,7 @@ out of the training process:
 **Overlapped on Ray** (``selfplay.overlap_workers=N`` with ``ray.address``): N actors
 (``OverlapWorker``) play without pause with the newest published network, as the overlapped
 processes of one machine do (``tw_rl.training.overlap.play_until_stopped``), while the learner
-trains (``OverlapPool``: the same interface as ``tw_rl.training.overlap.SelfPlayProcesses``). A
+trains (``OverlapPool``: ``tw_rl.training.overlap.OverlapWorkers``, as ``SelfPlayProcesses`` is). A
 dead actor is replaced by one with a new number, at most ``ray.max_restarts`` times; its games
 in flight are lost, its shards stay.
 
@@ -57,8 +59,10 @@ from tw_rl.training.checkpoint import net_from_checkpoint
 from tw_rl.training.net import NetPolicyValue, TumbleweedNet, resolve_device
 from tw_rl.training.overlap import JOIN_S, play_until_stopped
 from tw_rl.training.published import load_published, publish_network
-from tw_rl.training.replay_buffer import shard_games, write_shard
+from tw_rl.training.replay_buffer import ReplayWindow, shard_games, write_shard
+from tw_rl.training.run_clock import RunClock
 from tw_rl.training.selfplay import SelfPlayStats, play_games
+from tw_rl.training.selfplay_source import selfplay_metrics, turn_share, turn_step_due
 
 TASK_BATCHES = 4  # a task holds at most this many batches (parallel_games) of games
 CPU_ASK_S = 10.0  # how long an overlapped worker may take to say its CPU time
@@ -232,6 +236,38 @@ class SelfPlayPool:
             with contextlib.suppress(Exception):
                 ray.kill(actor, no_restart=True)
         self.actors = {}
+
+
+class RayTurns:
+    """``SelfPlaySource``: each generation's games played by the Ray workers of a ``SelfPlayPool``
+    with the learner's network (published for them), then the learner's turn."""
+
+    def __init__(self, cfg: TrainConfig, run_dir: str | Path, pool: SelfPlayPool, net: TumbleweedNet):
+        self.cfg, self.folder, self.pool, self.net = cfg, Path(run_dir) / "selfplay", pool, net
+
+    def play(self, generation: int, rng: np.random.Generator, clock: RunClock) -> tuple[dict, float]:
+        done = shard_games(self.folder, generation)
+        if done >= self.cfg.selfplay.games_per_generation:
+            return {}, 1.0
+        deadline = clock.wall_deadline()
+        result = self.pool.play_generation(
+            self.net, generation, self.cfg.selfplay.games_per_generation, self.cfg.seed, deadline
+        )
+        out = selfplay_metrics(result.stats, result.seconds, result.evaluations)
+        out["perf/workers"] = len(self.pool.actors)
+        out["selfplay/lost_games"] = result.lost_games
+        out["selfplay/worker_restarts"] = result.restarts
+        stopped = result.stats.stopped_early or (deadline is not None and time.time() >= deadline)
+        return out, turn_share(self.cfg, self.folder, generation, done, result.stats, stopped)
+
+    def step_due(self, window: ReplayWindow, taken: int, clock: RunClock) -> bool | None:
+        return turn_step_due(self.cfg, window, clock)
+
+    def generation_done(self, generation: int, net: TumbleweedNet, steps: int, seconds: float) -> dict:
+        return {}
+
+    def cpu_seconds(self) -> float | None:
+        return None  # the workers' CPU time is not seen from here
 
 
 def _add(total: SelfPlayStats, part: SelfPlayStats) -> None:

@@ -1,12 +1,12 @@
 """What a run folder's ``metrics.jsonl`` adds up to: generations, games, samples, gradient steps,
-wall minutes, CPU hours and minutes of self-play (read only; a line cut off by a kill is passed over)."""
+wall minutes, CPU hours and minutes of self-play (read with ``tw_rl.training.metrics_log``; a line cut off
+by a kill is passed over)."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
-METRICS_FILE = "metrics.jsonl"
+from tw_rl.training.metrics_log import read_metrics
 
 
 def run_totals(run_dir: str | Path, up_to: int | None = None) -> dict:
@@ -21,15 +21,8 @@ def run_totals(run_dir: str | Path, up_to: int | None = None) -> dict:
         "cpu_hours_partial": False,  # some generations (an older stretch of the run) did not log it
         "selfplay_seconds": 0.0,
     }
-    path = Path(run_dir) / METRICS_FILE
-    if not path.is_file():
-        return totals
-    for line in path.read_text(encoding="utf-8").splitlines():
-        try:
-            row = json.loads(line)
-        except ValueError:
-            continue
-        if not isinstance(row, dict) or "selfplay/games" not in row:
+    for row in read_metrics(run_dir).rows:
+        if "selfplay/games" not in row:
             continue
         if up_to is not None and row.get("generation", -1) > up_to:
             continue
