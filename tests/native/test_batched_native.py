@@ -49,13 +49,13 @@ def batched_games(games: int, seed: int) -> list[tuple[str, str]]:
 
 
 @pytest.mark.parametrize("path", ["c", "numpy"])
-def test_batched_engine_agrees_with_the_native_rules(native_bin, path):
+def test_batched_engine_agrees_with_the_native_rules(native_tools_bin, path):
     if path == "c" and not kernel.compiled_available():
         pytest.skip(f"the compiled kernel is unavailable: {kernel.why_unavailable()}")
     with kernel.engine(path):
         records = batched_games(12, seed=5)
     assert len(records) > 1000
     assert sum(" over 1 " in answer for _, answer in records) == 12  # every game's end
-    answers = ask(native_bin, ["rules " + position for position, _ in records])
+    answers = ask(native_tools_bin, ["rules " + position for position, _ in records])
     wrong = [(p, want, got) for (p, want), got in zip(records, answers, strict=True) if got != want]
     assert wrong == []
