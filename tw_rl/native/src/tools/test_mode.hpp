@@ -69,6 +69,34 @@ inline int test_mode(Evaluator *net, const Options &o) {
                 m.reuse = false;
                 int move = m.search(p, -1.0, v[0], monotonic);
                 std::printf("move %d sims %d sig %u\n", move, m.last_sims, signature(0, m.last_stats));
+            } else if (cmd == "endgame") {
+                // endgame NODES position: the exact solver, at most NODES positions
+                if (v.empty()) throw Error{"endgame needs a node limit"};
+                Pos p = replay(v, 1, info);
+                if (p.over) throw Error{"the game is over"};
+                EndgameSolver solver(4.0);
+                EndgameResult r = solver.solve(p, -1.0, v[0]);
+                std::printf("undecided %d known %d outcome %d exact %d margin %d move %d nodes %ld\n",
+                            EndgameSolver::undecided(info), r.outcome_known ? 1 : 0, r.outcome, r.exact ? 1 : 0,
+                            r.margin, r.move, r.nodes);
+            } else if (cmd == "utility") {
+                // utility MIX SCALE position: the points utility of the position's evaluation by
+                // the territory evaluator (value and margin), or of its end
+                if (v.size() < 2) throw Error{"utility needs a mix and a scale"};
+                Utility u;
+                u.points = true;
+                u.mix = double(v[0]) / 100.0;
+                u.scale = double(v[1]);
+                Pos p = replay(v, 2, info);
+                Evaluation ev;
+                double value, margin = Utility::territory_margin(p, info);
+                if (p.over) {
+                    value = result_value(p, info);
+                    std::printf("utility %.17g value %.17g margin %.17g\n", u.terminal(p, info), value, margin);
+                } else {
+                    territory.evaluate(p, info, false, ev);
+                    std::printf("utility %.17g value %.17g margin %.17g\n", u.leaf(p, info, ev), ev.value, margin);
+                }
             } else {
                 throw Error{"unknown command " + py_repr(cmd)};
             }
