@@ -71,13 +71,13 @@ class Bot {  // players.BotPlayer
     }
 
     // The exact endgame when few cells are undecided: true (and `move`) when it proves the
-    // best margin, or a win or draw it can keep; else the search decides.
+    // best margin, or a win it can keep; else the search decides.
     bool endgame(const Pos &p, const Info &info, double deadline, int &move) {
         last_endgame = EndgameResult();
         if (!solver || EndgameSolver::undecided(info) > opt.endgame_cells) return false;
         last_endgame = solver->solve(p, deadline, opt.endgame_nodes);
         const EndgameResult &r = last_endgame;
-        if (!(r.exact || (r.outcome_known && r.outcome >= 0)) || r.move < 0) return false;
+        if (!(r.exact() || r.won())) return false;
         move = r.move;
         mcts.reset();
         return true;

@@ -29,7 +29,7 @@ class EvalCache {
     size_t entries() const { return table_.size(); }
 
     bool get(const Pos &p, bool root, Evaluation &out) {
-        PositionKey k = position_key(p, root);
+        PositionKey k = position_key(p, root ? 1u : 0u);
         const Entry &e = table_[size_t(k.hash) & mask_];
         if (!e.used || !(e.key == k)) {
             ++misses;
@@ -50,7 +50,7 @@ class EvalCache {
 
     void put(const Pos &p, bool root, const Evaluation &ev) {
         if (ev.moves.size() > size_t(NUM_CELLS + 1)) return;
-        PositionKey k = position_key(p, root);
+        PositionKey k = position_key(p, root ? 1u : 0u);
         Entry &e = table_[size_t(k.hash) & mask_];
         e.used = true;
         e.key = k;

@@ -14,7 +14,7 @@ namespace tw {
 struct PositionKey {
     Bits red, white, h0, h1, h2;
     uint64_t hash;
-    uint8_t flags;  // 1: red to move, 2: the last move passed, 4: the caller's own bit
+    uint8_t flags;  // 1: red to move, 2: the last move passed, 4 and up: the caller's own bits
 
     bool operator==(const PositionKey &o) const {
         return hash == o.hash && flags == o.flags && red == o.red && white == o.white && h0 == o.h0 &&
@@ -31,14 +31,15 @@ inline uint64_t mix64(uint64_t x) {  // splitmix64's finaliser
     return x;
 }
 
-inline PositionKey position_key(const Pos &p, bool extra = false) {
+// `extra` (0 to 63): the caller's own distinction (a root evaluation, a search's mode).
+inline PositionKey position_key(const Pos &p, unsigned extra = 0) {
     PositionKey k;
     k.red = p.red;
     k.white = p.white;
     k.h0 = p.h.p[0];
     k.h1 = p.h.p[1];
     k.h2 = p.h.p[2];
-    k.flags = uint8_t((p.to_move == RED ? 1 : 0) | (p.passes ? 2 : 0) | (extra ? 4 : 0));
+    k.flags = uint8_t((p.to_move == RED ? 1u : 0u) | (p.passes ? 2u : 0u) | (extra << 2));
     uint64_t h = 0x9e3779b97f4a7c15ULL * (uint64_t(k.flags) + 1);
     const Bits *parts[5] = {&k.red, &k.white, &k.h0, &k.h1, &k.h2};
     for (const Bits *b : parts)

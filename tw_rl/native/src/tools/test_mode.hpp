@@ -74,11 +74,12 @@ inline int test_mode(Evaluator *net, const Options &o) {
                 if (v.empty()) throw Error{"endgame needs a node limit"};
                 Pos p = replay(v, 1, info);
                 if (p.over) throw Error{"the game is over"};
-                EndgameSolver solver(4.0);
+                EndgameSolver solver(64.0);
+                double t0 = process_time();
                 EndgameResult r = solver.solve(p, -1.0, v[0]);
-                std::printf("undecided %d known %d outcome %d exact %d margin %d move %d nodes %ld\n",
-                            EndgameSolver::undecided(info), r.outcome_known ? 1 : 0, r.outcome, r.exact ? 1 : 0,
-                            r.margin, r.move, r.nodes);
+                double ms = (process_time() - t0) * 1000.0;
+                std::printf("undecided %d lower %d upper %d move %d depth %d nodes %ld ms %.1f\n",
+                            EndgameSolver::undecided(info), r.lower, r.upper, r.move, r.depth, r.nodes, ms);
             } else if (cmd == "utility") {
                 // utility MIX SCALE position: the points utility of the position's evaluation by
                 // the territory evaluator (value and margin), or of its end
