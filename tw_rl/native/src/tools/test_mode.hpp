@@ -114,13 +114,15 @@ inline int test_mode(Evaluator *net, const Options &o) {
                 std::printf("lower %d upper %d move %d depth %d nodes %ld\n", r.lower, r.upper, r.move, r.depth,
                             r.nodes);
             } else if (cmd == "endgame") {
-                // endgame NODES position: the exact solver, at most NODES positions
-                if (v.empty()) throw Error{"endgame needs a node limit"};
-                Pos p = replay(v, 1, info);
+                // endgame NODES MS position: the exact solver, at most NODES positions and MS
+                // milliseconds (0: no deadline); CPU milliseconds spent
+                if (v.size() < 2) throw Error{"endgame needs a node limit and milliseconds"};
+                Pos p = replay(v, 2, info);
                 if (p.over) throw Error{"the game is over"};
-                EndgameSolver solver(64.0);
+                EndgameSolver solver(16.0);
                 double t0 = process_time();
-                EndgameResult r = solver.solve(p, -1.0, v[0]);
+                double deadline = v[1] > 0 ? monotonic() + double(v[1]) / 1000.0 : -1.0;
+                EndgameResult r = solver.solve(p, deadline, v[0]);
                 double ms = (process_time() - t0) * 1000.0;
                 std::printf("undecided %d lower %d upper %d move %d depth %d nodes %ld ms %.1f\n",
                             EndgameSolver::undecided(info), r.lower, r.upper, r.move, r.depth, r.nodes, ms);
