@@ -64,6 +64,8 @@ SHARED_PARTS = (
     "search.hpp",
     "clock.hpp",
     "endgame.hpp",
+    "opening_book_data.hpp",  # written by scripts/make_opening_book.py
+    "opening_book.hpp",
     "bot.hpp",
     "protocol.hpp",
     "embedded_weights.hpp",

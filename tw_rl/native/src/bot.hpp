@@ -4,6 +4,7 @@
 #include "clock.hpp"
 #include "endgame.hpp"
 #include "eval_cache.hpp"
+#include "opening_book.hpp"
 #include "search.hpp"
 #include "territory_evaluator.hpp"
 
@@ -33,6 +34,7 @@ struct Options {
     double time_extend = 1.0;  // --time-extend F: up to F allotments while the choice is unsettled
     bool early_stop = false;   // --early-stop
     double eval_cache_mib = 0.0;  // --eval-cache-mib M: 0, none
+    bool book = false;            // --book: red's first move from the opening book
 };
 
 // Node and edge caps for a pool of `mib` MiB (one Node plus ~40 edges of 9 bytes per node).
@@ -111,7 +113,11 @@ class Bot {  // players.BotPlayer
         std::vector<int> legal;
         legal_moves(p, info, legal);
         int move;
-        if (legal.size() == 1) {
+        int from_book = opt.book ? book_move(p) : -1;
+        if (from_book >= 0 && std::find(legal.begin(), legal.end(), from_book) != legal.end()) {
+            move = from_book;
+            mcts.reset();
+        } else if (legal.size() == 1) {
             move = legal[0];
             mcts.reset();
         } else if (max_sims >= 0) {

@@ -120,6 +120,8 @@ inline bool play_option(Arguments &args, const std::string &name, Options &o) {
         o.time_extend = number_option(name, args.value());
     else if (name == "--early-stop")
         o.early_stop = true;
+    else if (name == "--book")
+        o.book = true;
     else if (name == "--eval-cache-mib")
         o.eval_cache_mib = number_option(name, args.value());
     else

@@ -126,6 +126,11 @@ inline int test_mode(Evaluator *net, const Options &o) {
                 double ms = (process_time() - t0) * 1000.0;
                 std::printf("undecided %d lower %d upper %d move %d depth %d nodes %ld ms %.1f\n",
                             EndgameSolver::undecided(info), r.lower, r.upper, r.move, r.depth, r.nodes, ms);
+            } else if (cmd == "book") {
+                // book R W: the opening book's move for red at this start, -1 if none
+                if (v.size() != 2) throw Error{"book needs the two start cells"};
+                Pos p = replay(v, 0, info);
+                std::printf("move %d\n", book_move(p));
             } else if (cmd == "utility") {
                 // utility MIX SCALE position: the points utility of the position's evaluation by
                 // the territory evaluator (value and margin), or of its end
