@@ -21,7 +21,7 @@ from tw_rl.referee.match import wilson_interval
 
 HEADER = (
     "| match | games | A's score [95% CI] | A wins as red, white | A points/game | B points/game "
-    "| A's margin won, lost | faults | largest time a game |\n|---|---|---|---|---|---|---|---|---|"
+    "| A's margin won, lost | faults | largest time a game (A or B) |\n|---|---|---|---|---|---|---|---|---|"
 )
 
 
