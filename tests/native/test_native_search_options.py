@@ -212,6 +212,25 @@ def test_a_whole_game_with_every_search_option(native_bin, tmp_path, colour):
 
 
 # ------------------------------------------------------------------------------ clock
+def test_time_goes_where_the_choice_is_unsettled_and_stops_when_it_is_settled(native_tools_bin):
+    """`timed MS EXTEND EARLY`: past its 200 ms a search goes on (up to 3 x) only while its
+    choice is unsettled, and with early stop it ends once the leader cannot be overtaken."""
+    records = [r for r in random_games(4, seed=8)[6::9] if len(position(r).legal_moves()) > 1][:12]
+    runs = {
+        "extend": ask(native_tools_bin, [f"timed 200 3 0 {text(r)}" for r in records]),
+        "early": ask(native_tools_bin, [f"timed 200 1 1 {text(r)}" for r in records]),
+        "plain": ask(native_tools_bin, [f"timed 200 1 0 {text(r)}" for r in records]),
+    }
+    got = {kind: [fields(a) for a in answers] for kind, answers in runs.items()}
+    slack = 250.0  # ms: a shared machine may hold the process back past a deadline
+    assert all(a["early"] == "0" and float(a["ms"]) <= 600 + slack for a in got["extend"])
+    assert any(a["extended"] == "1" for a in got["extend"])  # some choices were close
+    assert all(float(a["ms"]) <= 200 + slack for a in got["early"] + got["plain"])
+    assert sum(a["early"] == "1" for a in got["early"]) >= len(records) // 2
+    assert all(a["extended"] == "0" for a in got["early"] + got["plain"])
+    assert all(a["early"] == "0" for a in got["plain"])
+
+
 def _throttle(pid: int, stop: threading.Event, run_s: float = 0.02, paused_s: float = 0.03) -> None:
     """Stop and resume process ``pid``: it gets 40% of the time, as under a CPU quota."""
     while not stop.is_set():

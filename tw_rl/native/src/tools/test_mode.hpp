@@ -103,6 +103,21 @@ inline int test_mode(Evaluator *net, const Options &o) {
                 m.reuse = false;
                 int move = m.search(p, -1.0, v[0], monotonic);
                 std::printf("move %d sims %d sig %u\n", move, m.last_sims, signature(0, m.last_stats));
+            } else if (cmd == "timed") {
+                // timed MS EXTEND EARLY position: a fresh search of MS milliseconds with the
+                // student, stretched up to EXTEND times while unsettled, stopped early if EARLY
+                if (!net) throw Error{"no network loaded"};
+                if (v.size() < 3) throw Error{"timed needs milliseconds, an extension and an early-stop flag"};
+                Pos p = replay(v, 3, info);
+                if (p.over) throw Error{"the game is over"};
+                MCTS m(net, o.c_puct, o.fpu, node_cap, edge_cap);
+                m.reuse = false;
+                m.early_stop = v[2] != 0;
+                double start = monotonic(), allot = double(v[0]) / 1000.0;
+                m.hard_deadline = v[1] > 1 ? start + allot * double(v[1]) : -1.0;
+                int move = m.search(p, start + allot, -1, monotonic);
+                std::printf("move %d sims %d ms %.1f extended %d early %d\n", move, m.last_sims,
+                            (monotonic() - start) * 1000.0, m.last_extended ? 1 : 0, m.last_stopped_early ? 1 : 0);
             } else if (cmd == "solve") {
                 // solve NODES TO_MOVE OWNERS HEIGHTS: the exact solver on stacks given cell by
                 // cell (owner 0 empty, 1 red, 2 white, 3 neutral; height 0 to 6)
