@@ -2,10 +2,14 @@
 #pragma once
 
 #include "clock.hpp"
+#include "endgame.hpp"
+#include "eval_cache.hpp"
+#include "opening_book.hpp"
 #include "search.hpp"
 #include "territory_evaluator.hpp"
 
 #include <algorithm>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -20,6 +24,17 @@ struct Options {
     long sims = -1;               // fixed simulations per move (tests); -1: the clock decides
     double pool_mib = 160.0;      // node pool cap
     bool verbose = false;
+    // issue 43's options, all off by default (docs/bot.md, "Options for the CodeCup's points")
+    bool points = false;                     // --utility points
+    double points_mix = DEFAULT_POINTS_MIX;  // --points-mix
+    double margin_scale = DEFAULT_MARGIN_SCALE;
+    int endgame_cells = 0;       // --endgame N: solve exactly at N undecided cells or fewer
+    double endgame_share = 0.5;  // of the move's allotment the solver may spend
+    long endgame_nodes = 2000000;
+    double time_extend = 1.0;  // --time-extend F: up to F allotments while the choice is unsettled
+    bool early_stop = false;   // --early-stop
+    double eval_cache_mib = 0.0;  // --eval-cache-mib M: 0, none
+    bool book = false;            // --book: red's first move from the opening book
 };
 
 // Node and edge caps for a pool of `mib` MiB (one Node plus ~40 edges of 9 bytes per node).
@@ -39,9 +54,36 @@ class Bot {  // players.BotPlayer
     TimeControl tc;
     long max_sims;
     MCTS mcts;
+    Options opt;
+    std::unique_ptr<EvalCache> cache;
+    std::unique_ptr<EndgameSolver> solver;
+    EndgameResult last_endgame;  // the last solver's answer (nodes 0: none ran)
     Bot(Evaluator *e, const Options &o, size_t node_cap, size_t edge_cap)
         : evaluator(e), tc(o.time, o.safety, o.per_empty), max_sims(o.sims),
-          mcts(e, o.c_puct, o.fpu, node_cap, edge_cap) {}
+          mcts(e, o.c_puct, o.fpu, node_cap, edge_cap), opt(o) {
+        mcts.utility.points = o.points;
+        mcts.utility.mix = o.points_mix;
+        mcts.utility.scale = o.margin_scale;
+        mcts.early_stop = o.early_stop;
+        if (o.eval_cache_mib > 0) {
+            cache.reset(new EvalCache(o.eval_cache_mib));
+            mcts.cache = cache.get();
+        }
+        if (o.endgame_cells > 0) solver.reset(new EndgameSolver());
+    }
+
+    // The exact endgame when few cells are undecided: true (and `move`) when it proves the
+    // best margin, or a win it can keep; else the search decides.
+    bool endgame(const Pos &p, const Info &info, double deadline, int &move) {
+        last_endgame = EndgameResult();
+        if (!solver || EndgameSolver::undecided(info) > opt.endgame_cells) return false;
+        last_endgame = solver->solve(p, deadline, opt.endgame_nodes);
+        const EndgameResult &r = last_endgame;
+        if (!(r.exact() || r.won())) return false;
+        move = r.move;
+        mcts.reset();
+        return true;
+    }
 
     void observe(const Pos &p) { mcts.observe(p); }
 
@@ -71,17 +113,23 @@ class Bot {  // players.BotPlayer
         std::vector<int> legal;
         legal_moves(p, info, legal);
         int move;
-        if (legal.size() == 1) {
+        int from_book = opt.book ? book_move(p) : -1;
+        if (from_book >= 0 && std::find(legal.begin(), legal.end(), from_book) != legal.end()) {
+            move = from_book;
+            mcts.reset();
+        } else if (legal.size() == 1) {
             move = legal[0];
             mcts.reset();
         } else if (max_sims >= 0) {
-            move = mcts.search(p, -1.0, max_sims, monotonic);
+            if (!endgame(p, info, -1.0, move)) move = mcts.search(p, -1.0, max_sims, monotonic);
         } else {
             double allot = tc.allotment(seconds_left, p);
             if (allot <= 0.0) {
                 move = fallback(p, info, legal);
                 mcts.reset();
-            } else {
+            } else if (!endgame(p, info, start + allot * opt.endgame_share, move)) {
+                mcts.hard_deadline =
+                    opt.time_extend > 1.0 ? start + tc.extended(allot, seconds_left, opt.time_extend) : -1.0;
                 move = mcts.search(p, start + allot, -1, monotonic);
             }
         }

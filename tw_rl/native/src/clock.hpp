@@ -45,6 +45,13 @@ struct TimeControl {  // clock.TimeControl
         allot = std::min(std::max(allot, floor_s), ceiling);
         return std::min(allot, usable);
     }
+    // The most a move may take when its choice is unsettled (--time-extend F): up to F times
+    // its allotment, never over a quarter of what is left above the reserve, never under the
+    // allotment itself.
+    double extended(double allot, double seconds_left, double factor) const {
+        double usable = seconds_left - reserve;
+        return std::max(allot, std::min(allot * factor, 0.25 * usable));
+    }
 };
 
 }  // namespace tw

@@ -101,6 +101,29 @@ inline bool play_option(Arguments &args, const std::string &name, Options &o) {
         o.sims = int_option(name, args.value());
     else if (name == "--pool-mib")
         o.pool_mib = number_option(name, args.value());
+    else if (name == "--utility") {
+        std::string u = args.value();
+        if (u != "win" && u != "points")
+            usage_error("argument --utility: invalid choice: '" + u + "' (choose from 'win', 'points')");
+        o.points = u == "points";
+    } else if (name == "--points-mix")
+        o.points_mix = number_option(name, args.value());
+    else if (name == "--margin-scale")
+        o.margin_scale = number_option(name, args.value());
+    else if (name == "--endgame")
+        o.endgame_cells = int(int_option(name, args.value()));
+    else if (name == "--endgame-share")
+        o.endgame_share = number_option(name, args.value());
+    else if (name == "--endgame-nodes")
+        o.endgame_nodes = int_option(name, args.value());
+    else if (name == "--time-extend")
+        o.time_extend = number_option(name, args.value());
+    else if (name == "--early-stop")
+        o.early_stop = true;
+    else if (name == "--book")
+        o.book = true;
+    else if (name == "--eval-cache-mib")
+        o.eval_cache_mib = number_option(name, args.value());
     else
         return false;
     return true;
@@ -113,6 +136,13 @@ inline void check_play_options(const Options &o) {
     if (!(o.c_puct > 0) || !(o.per_empty > 0)) usage_error("--c-puct and --per-empty must be positive");
     if (!(o.pool_mib >= 1 && o.pool_mib <= 4096)) usage_error("--pool-mib must be in [1, 4096]");
     if (o.sims == 0 || o.sims < -1) usage_error("--sims must be at least 1");
+    if (!(o.points_mix >= 0 && o.points_mix <= 1)) usage_error("--points-mix must be in [0, 1]");
+    if (!(o.margin_scale > 0)) usage_error("--margin-scale must be positive");
+    if (o.endgame_cells < 0 || o.endgame_cells > NUM_CELLS) usage_error("--endgame must be in [0, 91]");
+    if (!(o.endgame_share > 0 && o.endgame_share <= 1)) usage_error("--endgame-share must be in (0, 1]");
+    if (o.endgame_nodes < 1) usage_error("--endgame-nodes must be at least 1");
+    if (!(o.time_extend >= 1 && o.time_extend <= 10)) usage_error("--time-extend must be in [1, 10]");
+    if (!(o.eval_cache_mib >= 0 && o.eval_cache_mib <= 1024)) usage_error("--eval-cache-mib must be in [0, 1024]");
 }
 
 // --defaults: the constants shared with Python (tests/native/ compares them) and whether a

@@ -1,7 +1,9 @@
 // The PUCT search with tree reuse (search.py) over a capped node pool.
 #pragma once
 
+#include "eval_cache.hpp"
 #include "evaluator.hpp"
+#include "utility.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -55,6 +57,17 @@ class MCTS {
     std::vector<Stat> last_stats;  // root moves by visits, most first (stable)
     Evaluation scratch;
     std::vector<int> legal_scratch;
+    // Options of issue 43, off by default (the search is then the Python one, move for move):
+    Utility utility;             // what a leaf and an end are worth (default: the win value)
+    EvalCache *cache = nullptr;  // evaluations of positions met again (none: evaluate each)
+    // Time where it matters (bot.hpp sets them for a clocked search): past the deadline, go on
+    // up to `hard_deadline` while the choice is unsettled, in steps of `extend_step` of the
+    // allotment; with `early_stop`, stop when the leader cannot be overtaken in time.
+    double hard_deadline = -1.0;
+    double extend_step = 0.25;
+    double close_ratio = 0.8;  // runner-up's visits over the leader's that count as close
+    bool early_stop = false;
+    bool last_extended = false, last_stopped_early = false;
 
     MCTS(Evaluator *e, double c, double fpu, size_t node_cap_, size_t edge_cap_)
         : evaluator(e), c_puct(c), fpu_reduction(fpu), node_cap(node_cap_), edge_cap(edge_cap_) {
@@ -86,10 +99,13 @@ class MCTS {
         n.move = 0;
         n.terminal = p.over ? 1 : 0;
         if (p.over) {
-            n.value = result_value(p, info);
+            n.value = utility.terminal(p, info);
         } else {
             Evaluation &ev = scratch;
-            evaluator->evaluate(p, info, as_root, ev);
+            if (!cache || !cache->get(p, as_root, ev)) {
+                evaluator->evaluate(p, info, as_root, ev);
+                if (cache) cache->put(p, as_root, ev);
+            }
             size_t m = ev.moves.size();
             if (as_root) {  // trust the rules engine: renormalise over the legal moves
                 double total = 0.0;
@@ -112,7 +128,7 @@ class MCTS {
                 moves.push_back(uint8_t(ev.moves[size_t(order[k])]));
             }
             n.nmoves = uint8_t(m);
-            n.value = std::max(-1.0, std::min(1.0, ev.value));
+            n.value = utility.leaf(p, info, ev);
         }
         n.visits = 1;
         n.wsum = n.value;
@@ -308,8 +324,47 @@ class MCTS {
     }
 
     // Best move for p's side to move; stops at the deadline or after max_sims (search.search).
+    // The root's two most visited children (visits, then the first in the moves' order) and
+    // whether the runner-up comes close (or has the better mean): the choice is unsettled.
+    void leaders(int32_t &first, int32_t &second) const {
+        first = second = -1;
+        for (int32_t ci = nodes[size_t(root)].first_child; ci >= 0; ci = nodes[size_t(ci)].next_sibling) {
+            int v = nodes[size_t(ci)].visits;
+            if (first < 0 || v > nodes[size_t(first)].visits) {
+                second = first;
+                first = ci;
+            } else if (second < 0 || v > nodes[size_t(second)].visits) {
+                second = ci;
+            }
+        }
+    }
+    bool unsettled(long sims, long leader_since) const {
+        int32_t a, b;
+        leaders(a, b);
+        if (a < 0 || b < 0) return false;
+        const Node &x = nodes[size_t(a)], &y = nodes[size_t(b)];
+        if (double(y.visits) >= close_ratio * double(x.visits)) return true;
+        if (-y.wsum / y.visits > -x.wsum / x.visits) return true;
+        return leader_since * 5 > sims * 4;  // the leader took over in the last fifth
+    }
+    // The leader's lead is more than the simulations left at the rate so far.
+    bool settled(double t, double deadline, double t0, long sims) const {
+        if (t <= t0 || sims <= 0) return false;
+        int32_t a, b;
+        leaders(a, b);
+        if (a < 0) return false;
+        double rate = double(sims) / (t - t0);
+        double left = rate * std::max(0.0, deadline - t);
+        int lead = nodes[size_t(a)].visits - (b < 0 ? 0 : nodes[size_t(b)].visits);
+        return double(lead) > left;
+    }
+
     template <class Clock>
     int search(const Pos &p, double deadline, long max_sims, Clock now) {
+        const bool managed = deadline >= 0 && (early_stop || hard_deadline > deadline);
+        const double t0 = managed ? now() : 0.0;
+        const double step = managed ? std::max(0.0, deadline - t0) * extend_step : 0.0;
+        last_extended = last_stopped_early = false;
         root_for(p);
         stopped_full = false;
         last_reused = nodes[size_t(root)].visits - 1;
@@ -329,7 +384,9 @@ class MCTS {
                 nodes[size_t(root)].visits += 1;
                 nodes[size_t(root)].wsum += value;
                 ++sims;
-                if (nodes[size_t(ci)].terminal && -value < 0.0) {
+                // a move that wins at once is played (with the points utility, the search
+                // weighs it against wins by more)
+                if (!utility.points && nodes[size_t(ci)].terminal && -value < 0.0) {
                     int move = nodes[size_t(ci)].move;
                     last_sims = int(sims);
                     last_stats.assign(1, Stat{move, 1});
@@ -339,9 +396,35 @@ class MCTS {
                     return move;
                 }
             }
+            int32_t leader = -1;
+            long leader_since = 0;
             while (!stopped_full) {
                 if (max_sims >= 0 && sims >= max_sims) break;
-                if (deadline >= 0 && now() >= deadline) break;
+                if (managed) {
+                    if ((sims & 31) == 0) {
+                        int32_t a, b;
+                        leaders(a, b);
+                        if (a != leader) {
+                            leader = a;
+                            leader_since = sims;
+                        }
+                    }
+                    double t = now();
+                    if (t >= deadline) {
+                        if (t < hard_deadline && step > 0.0 && unsettled(sims, leader_since)) {
+                            deadline = std::min(hard_deadline, t + step);
+                            last_extended = true;
+                        } else {
+                            break;
+                        }
+                    }
+                    if (early_stop && (sims & 31) == 0 && settled(t, deadline, t0, sims)) {
+                        last_stopped_early = true;
+                        break;
+                    }
+                } else if (deadline >= 0 && now() >= deadline) {
+                    break;
+                }
                 if (!simulate()) {
                     stopped_full = true;
                     break;

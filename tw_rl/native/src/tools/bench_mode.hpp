@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -35,17 +36,27 @@ inline int bench_mode(Evaluator *e, const Options &o, long sims) {
     pool_caps(o.pool_mib, node_cap, edge_cap);
     long total = 0;
     uint32_t sig = 0;
+    // --eval-cache-mib: one cache for the run, as the bot keeps one for its game
+    std::unique_ptr<EvalCache> cache(o.eval_cache_mib > 0 ? new EvalCache(o.eval_cache_mib) : nullptr);
     double t0 = process_time();
     for (const Pos &p : positions) {
         MCTS m(e, o.c_puct, o.fpu, node_cap, edge_cap);
         m.reuse = false;
+        m.utility.points = o.points;
+        m.utility.mix = o.points_mix;
+        m.utility.scale = o.margin_scale;
+        m.cache = cache.get();
         m.search(p, -1.0, sims, monotonic);
         total += m.last_sims;
         sig = signature(sig, m.last_stats);
     }
     double spent = process_time() - t0;
-    std::printf("{\"positions\": %zu, \"sims\": %ld, \"seconds\": %.6f, \"sims_per_s\": %.1f, \"signature\": %u}\n",
-                positions.size(), total, spent, spent > 0 ? double(total) / spent : 0.0, sig);
+    std::string extra;
+    if (cache)
+        extra = ", \"cache_hits\": " + std::to_string(cache->hits) + ", \"cache_misses\": " +
+                std::to_string(cache->misses);
+    std::printf("{\"positions\": %zu, \"sims\": %ld, \"seconds\": %.6f, \"sims_per_s\": %.1f, \"signature\": %u%s}\n",
+                positions.size(), total, spent, spent > 0 ? double(total) / spent : 0.0, sig, extra.c_str());
     return 0;
 }
 
