@@ -2,7 +2,7 @@
 again, many times, and check that nothing was lost, counted twice or left half-written.
 
     python scripts/kill_test.py train --rounds 40            # training runs (scripts/train.py debug=default)
-    python scripts/kill_test.py evaluate --rounds 20         # tw-rl evaluate into a SQLite database
+    python scripts/kill_test.py evaluate --rounds 20         # tw-rl rate into a SQLite database
     python scripts/kill_test.py export --rounds 10           # tw-rl export --run (the distillation)
     python scripts/kill_test.py all --rounds 20 --work DIR   # the three; DIR is kept (default: a temp folder)
 
@@ -21,7 +21,7 @@ generation's shards hold exactly its games, one metrics line per generation, no 
 and a new run starts, so that kills keep landing in every stage. At the end every unfinished run
 is completed without kills and checked.
 
-Evaluation: ``tw-rl evaluate`` (baselines in-process and two protocol programs through the
+Evaluation: ``tw-rl rate`` (baselines in-process and two protocol programs through the
 referee) killed at random times; after each kill no program process is left and the database
 is sound; at the end the stored games match the budget exactly, no slot twice, every game
 replays to its stored result. Export: ``tw-rl export --run`` killed at random times; whatever

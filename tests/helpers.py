@@ -78,7 +78,7 @@ def tiny_train_config(run_dir, **changes):
         NetConfig,
         SelfPlayConfig,
         TrainConfig,
-        TrainingEvalConfig,
+        ArenaConfig,
     )
     from tw_rl.core.mcts import SearchConfig
 
@@ -87,7 +87,7 @@ def tiny_train_config(run_dir, **changes):
         search=SearchConfig(simulations=3, cheap_simulations=2, full_search_fraction=0.5),
         selfplay=SelfPlayConfig(games_per_generation=2, parallel_games=2),
         learner=LearnerConfig(batch_size=16, steps_per_generation=2, min_samples=8),
-        eval=TrainingEvalConfig(every=0),
+        arena=ArenaConfig(every=0),
         generations=1,
         run_dir=str(run_dir),
         device="cpu",

@@ -17,7 +17,7 @@ How each kind of line is treated:
   shrunk to the ``debug=default`` preset's numbers (``TINY_TRAIN`` replaces the values of those
   keys; ``generations`` is kept where the README gives it, 1 otherwise) and the run folder goes to
   a temporary directory. The slow test keeps every value.
-- ``tw-rl evaluate / export / referee``: run as written except for their work (``--games``,
+- ``tw-rl rate / export / referee``: run as written except for their work (``--games``,
   ``--steps``: ``TINY_OPTIONS``) in the fast test, and the run folder moved to the temporary one.
 - ``tw-rl serve``: started with ``--port 0`` added (any free port), asked for the page, its options
   (the README's checkpoint must be offered) and the stored games (the arena's), then stopped with
@@ -54,11 +54,11 @@ TINY_TRAIN = {
     "learner.batch_size": "16",
     "learner.min_samples": "16",
     "learner.steps_per_generation": "2",
-    "eval.every": "1",
-    "eval.games": "2",
-    "eval.simulations": "2",
+    "arena.every": "1",
+    "arena.games": "2",
+    "arena.simulations": "2",
 }
-TINY_OPTIONS = {"evaluate": {"--games": "4"}, "export": {"--steps": "10"}, "referee": {"--games": "2"}}
+TINY_OPTIONS = {"rate": {"--games": "4"}, "export": {"--steps": "10"}, "referee": {"--games": "2"}}
 
 
 def readme_block(name: str, text: str | None = None) -> list[str]:

@@ -126,10 +126,10 @@ def test_damaged_games_are_left_out_with_a_warning(tmp_path, match):
         import_referee(db, tmp_path)
 
 
-def test_evaluate_rates_the_imported_games(tmp_path, match, capsys):
+def test_rate_rates_the_imported_games(tmp_path, match, capsys):
     code = cli.main(
         [
-            "evaluate",
+            "rate",
             "--players",
             f"steady=program:{_command()}",
             f"faulty=program:{_command('--fault', 'garbage', '--at', '1')}",

@@ -1,4 +1,4 @@
-"""Kills at every stage (issue 15): a training run, ``tw-rl evaluate`` and ``tw-rl export --run``
+"""Kills at every stage (issue 15): a training run, ``tw-rl rate`` and ``tw-rl export --run``
 are SIGKILLed and started again; nothing is lost, counted twice or left half-written.
 
 The machinery is ``tw_rl.reliability.kills`` and its audits (``scripts/kill_test.py`` runs longer

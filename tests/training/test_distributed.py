@@ -209,7 +209,7 @@ def overlapped_on_ray(run_dir, generations: int):
     cfg.selfplay.overlap_workers = 2
     cfg.learner.steps_per_generation = 3
     cfg.learner.sample_reuse = 2.0
-    cfg.eval.every = 0
+    cfg.arena.every = 0
     return cfg
 
 
@@ -285,7 +285,7 @@ def test_arena_games_run_as_ray_tasks(tmp_path, capsys, local_ray):
     learner = Learner(build_net(tiny_config(run, 1).net, 6), RULES, LearnerConfig(), torch.device("cpu"))
     save_checkpoint(run / "checkpoints", 0, learner.checkpoint(0, {}))
     db = tmp_path / "arena" / "results.sqlite"
-    args = ["evaluate", "--players", f"ckpt:{run}/checkpoints@1", "greedy", "--games", "12"]
+    args = ["rate", "--players", f"ckpt:{run}/checkpoints@1", "greedy", "--games", "12"]
     args += ["--batch-size", "2", "--jobs", "2", "--ray-address", "local", "--threads", "1"]
     args += ["--db", str(db), "--out", str(tmp_path / "arena"), "--no-progress", "--no-tensorboard"]
     assert cli.main(args) == 0

@@ -14,7 +14,7 @@ import functools
 import shlex
 from collections.abc import Callable, Mapping, Sequence
 
-from tw_rl.config import EvaluateConfig
+from tw_rl.config import RatingConfig
 from tw_rl.core.notation import cell_name, parse_cell
 from tw_rl.core.rules import Rules
 from tw_rl.core.state import COLOUR_NAMES, RED, WHITE
@@ -90,7 +90,7 @@ def play_referee_slots(
     rules: Rules,
     specs: Mapping[str, PlayerSpec],
     slots: Sequence[Slot],
-    cfg: EvaluateConfig,
+    cfg: RatingConfig,
     seed: int,
     cancel: Cancel,
     store: Callable[[ArenaGame], None],

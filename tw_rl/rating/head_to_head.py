@@ -5,7 +5,7 @@ as white, and CodeCup points per game.
 Openings are drawn as the judge draws them, each played twice with colours swapped
 (``tw_rl.training.match.play_match``); a player is any in-process player of the arena's language
 (``random``, ``greedy``, ``mcts@N``, ``student:PATH``, ...) or a checkpoint file (searching with
-``simulations``, or its raw policy). The rated, stored evaluation is ``tw_rl.rating.evaluation``.
+``simulations``, or its raw policy). The rated, stored evaluation is ``tw_rl.rating.rating_run``.
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ def named_player(name: str, rules: Rules, simulations: int) -> Player:
         raise ArenaError(f"{name}: a head-to-head plays one player, this is {len(specs)}")
     if not specs[0].in_process:
         raise ArenaError(
-            f"{name}: a head-to-head plays in-process players; a program plays in tw-rl evaluate"
+            f"{name}: a head-to-head plays in-process players; a program plays in tw-rl rate"
         )
     return make_player(specs[0], rules)
 

@@ -48,7 +48,7 @@ def usage() -> str:
 
 
 def syntax_help() -> str:
-    """Every registered kind's syntax with its summary, for help texts (``tw-rl evaluate``)."""
+    """Every registered kind's syntax with its summary, for help texts (``tw-rl rate``)."""
     parts = [f"{k.syntax} ({k.summary})" if k.summary else k.syntax for k in kinds() if k.syntax]
     return "; ".join(parts) + "; NAME=... names a player"
 

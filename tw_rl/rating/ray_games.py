@@ -1,6 +1,6 @@
 """Arena games as Ray tasks: one pairing's games spread over a Ray cluster, stored as they return.
 
-``tw_rl.rating.evaluation.run_evaluation`` with ``ray_address`` set plays each pairing here
+``tw_rl.rating.rating_run.run_rating`` with ``ray_address`` set plays each pairing here
 instead of in its own process: in-process players (baselines, checkpoints) as ``jobs`` tasks of
 up to ``batch_size`` batched games each, outside programs as one task per referee game (``jobs``
 at once). Slots, openings and seeds are chosen by the calling process as without Ray; the
@@ -18,7 +18,7 @@ import numpy as np
 import ray
 import torch
 
-from tw_rl.config import EvaluateConfig
+from tw_rl.config import RatingConfig
 from tw_rl.core.rules import Rules
 from tw_rl.rating.games import referee_slot_game
 from tw_rl.rating.kinds import PlayerSpec, kind_of
@@ -33,7 +33,7 @@ def _play_slots(
     slots: Sequence[Slot],
     indices: Sequence[int],
     seed: int,
-    cfg: EvaluateConfig,
+    cfg: RatingConfig,
     in_process: bool,
 ) -> list[ArenaGame]:
     """A task: the slots batched (in-process players) or one after the other (the referee)."""
@@ -53,7 +53,7 @@ def play_slots_on_ray(
     rules: Rules,
     specs: Mapping[str, PlayerSpec],
     slots: Sequence[Slot],
-    cfg: EvaluateConfig,
+    cfg: RatingConfig,
     seed: int,
     in_process: bool,
     store: Callable[[ArenaGame], None],

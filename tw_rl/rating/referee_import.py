@@ -2,7 +2,7 @@
 
 A referee match (``results.jsonl`` and one ``game-NNNNN.txt`` per game in its folder) is the
 natural way to measure two CodeCup programs at the real clock; importing it lets those games
-count in the Elo fit of ``tw-rl evaluate`` instead of being played again. Each program becomes
+count in the Elo fit of ``tw-rl rate`` instead of being played again. Each program becomes
 the player of the arena's list that runs the same command (any outside kind: ``program:``,
 ``weights:``, ``release:``, ...), else the ``program`` player of its command line (identity: the
 command and the sha256 of the script it ran, recorded by the referee; as ``program:COMMAND`` in

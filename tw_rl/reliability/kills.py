@@ -4,7 +4,7 @@ training, at chosen points inside it), start it again, and audit after every kil
 
 A training round's kill point is installed in the child process by ``scripts/kill_test.py
 _child POINT K -- OVERRIDES`` (it patches the training stack before importing it, then runs
-``scripts/train.py``); the evaluation and export rounds kill ``tw-rl evaluate`` and ``tw-rl
+``scripts/train.py``); the evaluation and export rounds kill ``tw-rl rate`` and ``tw-rl
 export --run``. The rounds run in a source checkout (``ROOT``). ``scripts/kill_test.py`` is the
 command line.
 """
@@ -37,8 +37,8 @@ TRAIN_OVERRIDES = [
     f"selfplay.games_per_generation={TRAIN_GAMES}",
     "selfplay.parallel_games=2",
     "learner.min_samples=8",
-    "eval.games=2",
-    "eval.opponents=[random,greedy]",
+    "arena.games=2",
+    "arena.opponents=[random,greedy]",
 ]
 # Kill points inside a training process: name -> the largest occurrence K drawn for it.
 TRAIN_POINTS = {
@@ -154,7 +154,7 @@ def evaluate_command(work: Path, games: int) -> list[str]:
         sys.executable,
         "-m",
         "tw_rl.cli",
-        "evaluate",
+        "rate",
         "--players",
         "random",
         "greedy",
@@ -201,7 +201,7 @@ def kill_evaluate(
     log: Callable[[str], None] = log_line,
     timeout: float = 600.0,
 ) -> list[str]:
-    """Kill ``tw-rl evaluate`` ``rounds`` times at random moments, then let it finish; problems."""
+    """Kill ``tw-rl rate`` ``rounds`` times at random moments, then let it finish; problems."""
     work.mkdir(parents=True, exist_ok=True)
     problems: list[str] = []
     typical = 20.0
@@ -218,7 +218,7 @@ def kill_evaluate(
                 with contextlib.suppress(ProcessLookupError):
                     os.kill(pid, signal.SIGKILL)
         if code not in (0, -signal.SIGKILL):
-            found.append(f"tw-rl evaluate ended with status {code} (see {work / 'rounds.log'})")
+            found.append(f"tw-rl rate ended with status {code} (see {work / 'rounds.log'})")
         stored = count_games(work / "results.sqlite")
         log(
             f"evaluate round {number}: killed after {kill_after:.1f} s (exit {code}); {stored} games stored"
@@ -230,7 +230,7 @@ def kill_evaluate(
     code, seconds = run_round(command, None, timeout, work / "rounds.log")
     found = check_results_db(work / "results.sqlite", games)
     if code != 0:
-        found.append(f"the final tw-rl evaluate ended with status {code}")
+        found.append(f"the final tw-rl rate ended with status {code}")
     log(
         f"evaluate: completed in {seconds:.1f} s with {count_games(work / 'results.sqlite')} games"
         + (f"; PROBLEMS: {found}" if found else "")

@@ -1,10 +1,10 @@
-"""The evaluation run: play the chosen players against each other, store every game, rate them.
+"""The rating run: play the chosen players against each other, store every game, rate them.
 
-``run_evaluation(cfg)`` plays pairings (picked by ``tw_rl.rating.schedule``) until the game
+``run_rating(cfg)`` plays pairings (picked by ``tw_rl.rating.schedule``) until the game
 budget or the target interval width is reached, stores each game in the results database as it
 ends, fits the Elo ratings and writes them with the pictures. ``import_referee`` folders
 (``tw-rl referee`` matches) are stored first (``tw_rl.rating.referee_import``), so their games
-count like the arena's own.
+count like the rating run's own.
 
 With ``ray_address`` set (``local``, ``auto``, ``HOST:PORT``) the games of each pairing run as Ray
 tasks (``tw_rl.rating.ray_games``), ``jobs`` at once; this process still picks the pairings and
@@ -25,7 +25,7 @@ import torch
 from tqdm import tqdm
 
 from tw_rl.cluster import RayUnavailable, ray_session
-from tw_rl.config import EvaluateConfig
+from tw_rl.config import RatingConfig
 from tw_rl.core.player import Player
 from tw_rl.core.rules import Rules
 from tw_rl.rating.elo import fit
@@ -43,8 +43,8 @@ from tw_rl.training.match import ArenaGame, Slot, play_batch
 
 
 @dataclass
-class Evaluation:
-    """What ``run_evaluation`` did and found."""
+class RatingResult:
+    """What ``run_rating`` did and found."""
 
     ratings: Ratings
     played: int  # games played by this call
@@ -65,9 +65,9 @@ class Evaluation:
 
 
 class Session:
-    """The state of one ``run_evaluation`` call: players, loaded nets, counters, progress bar."""
+    """The state of one ``run_rating`` call: players, loaded nets, counters, progress bar."""
 
-    def __init__(self, cfg: EvaluateConfig, rules: Rules, db: ResultsDB, specs: list[PlayerSpec]):
+    def __init__(self, cfg: RatingConfig, rules: Rules, db: ResultsDB, specs: list[PlayerSpec]):
         self.cfg, self.rules, self.db = cfg, rules, db
         self.rows: list[PlayerRow] = []
         for spec in specs:
@@ -173,7 +173,7 @@ class Session:
         self.cancel = None
 
 
-def _chosen_players(cfg: EvaluateConfig, log: Callable[[str], None]) -> list[PlayerSpec]:
+def _chosen_players(cfg: RatingConfig, log: Callable[[str], None]) -> list[PlayerSpec]:
     """The players of ``cfg``, the anchor among them (a baseline anchor joins when missing)."""
     specs = parse_players(list(cfg.players), cfg.simulations, cfg.size)
     if not any(s.name == cfg.anchor for s in specs):
@@ -187,7 +187,7 @@ def _chosen_players(cfg: EvaluateConfig, log: Callable[[str], None]) -> list[Pla
     return specs
 
 
-def _baseline(text: str, cfg: EvaluateConfig) -> PlayerSpec | None:
+def _baseline(text: str, cfg: RatingConfig) -> PlayerSpec | None:
     """The player ``text`` is the spec and the name of (``random``, ``mcts@50``), else None."""
     try:
         specs = parse_player(text, cfg.simulations, cfg.size)
@@ -196,7 +196,7 @@ def _baseline(text: str, cfg: EvaluateConfig) -> PlayerSpec | None:
     return specs[0] if len(specs) == 1 and specs[0].name == text else None
 
 
-def run_evaluation(cfg: EvaluateConfig, *, log: Callable[[str], None] = print) -> Evaluation:
+def run_rating(cfg: RatingConfig, *, log: Callable[[str], None] = print) -> RatingResult:
     """Play games as ``cfg`` asks, store each as it ends, fit and write the ratings.
 
     Ctrl-C (KeyboardInterrupt) stops the games in progress; the finished ones are stored and
@@ -239,4 +239,4 @@ def run_evaluation(cfg: EvaluateConfig, *, log: Callable[[str], None] = print) -
     out_dir = Path(cfg.out)
     files = list(write_ratings(ratings, out_dir))
     files += write_pictures(ratings, players, session.rows, out_dir, cfg.tensorboard)
-    return Evaluation(ratings, session.played, session.total, session.stopped, session.rows, files)
+    return RatingResult(ratings, session.played, session.total, session.stopped, session.rows, files)
