@@ -74,11 +74,11 @@ def tiny_train_config(run_dir, **changes):
     simulations, 2 learner steps, no evaluation, one generation, on the CPU; ``changes`` replace
     fields of the ``TrainConfig``. tw_rl.config is imported here, so core tests need not."""
     from tw_rl.config import (
+        ArenaConfig,
         LearnerConfig,
         NetConfig,
         SelfPlayConfig,
         TrainConfig,
-        ArenaConfig,
     )
     from tw_rl.core.mcts import SearchConfig
 

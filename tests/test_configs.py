@@ -23,14 +23,14 @@ from omegaconf import OmegaConf  # noqa: E402
 
 from tw_rl.config import (  # noqa: E402
     SCHEMAS,
+    ArenaConfig,
     BoardConfig,
     ConfigError,
-    RatingConfig,
     ExportConfig,
     LearnerConfig,
+    RatingConfig,
     SelfPlayConfig,
     TrainConfig,
-    ArenaConfig,
     from_composed,
     group_option,
     register_configs,
@@ -322,7 +322,12 @@ def test_the_rating_config_takes_overrides_and_rejects_typos():
 
 def test_overrides():
     cfg = train_config(["net=tiny", "search.simulations=32", "seed=7", "arena.opponents=[random]"])
-    assert (cfg.net.name, cfg.search.simulations, cfg.seed, cfg.arena.opponents) == ("tiny", 32, 7, ["random"])
+    assert (cfg.net.name, cfg.search.simulations, cfg.seed, cfg.arena.opponents) == (
+        "tiny",
+        32,
+        7,
+        ["random"],
+    )
     cfg = train_config(["experiment=gumbel_few_sims", "search.simulations=24", "learner.learning_rate=1e-3"])
     assert (cfg.search.root, cfg.search.simulations, cfg.learner.learning_rate) == ("gumbel", 24, 1e-3)
 

@@ -18,15 +18,15 @@ import torch
 
 from tw_rl import cli
 from tw_rl.codecup.weights import default_weights
-from tw_rl.config import RatingConfig, LearnerConfig, NetConfig
+from tw_rl.config import LearnerConfig, NetConfig, RatingConfig
 from tw_rl.core.baselines import BASELINES
 from tw_rl.core.rules import Rules
 from tw_rl.core.state import RED, WHITE
 from tw_rl.files import file_sha256
 from tw_rl.rating.elo import fit
-from tw_rl.rating.rating_run import run_rating
 from tw_rl.rating.games import games_of, play_referee_game
 from tw_rl.rating.player_specs import ArenaError, PlayerSpec, make_player, parse_player, parse_players
+from tw_rl.rating.rating_run import run_rating
 from tw_rl.rating.ratings import Outcome
 from tw_rl.rating.results_db import GameRow, Identity, ResultsDB
 from tw_rl.rating.schedule import choose_pair, pair_priority

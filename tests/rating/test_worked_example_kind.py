@@ -12,13 +12,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tw_rl.config import RatingConfig, HeadToHeadConfig
+from tw_rl.config import HeadToHeadConfig, RatingConfig
 from tw_rl.core.rules import Rules
 from tw_rl.rating import kinds
-from tw_rl.rating.rating_run import run_rating
 from tw_rl.rating.games import play_referee_game
 from tw_rl.rating.head_to_head import head_to_head
 from tw_rl.rating.player_specs import ArenaError, parse_player, usage
+from tw_rl.rating.rating_run import run_rating
 from tw_rl.rating.results_db import ResultsDB
 from tw_rl.training.match import balanced_slots
 

@@ -15,11 +15,11 @@ import torch
 from helpers import random_positions, tiny_train_config
 
 from tw_rl.config import (
+    ArenaConfig,
     ConfigError,
     LearnerConfig,
     NetConfig,
     TrainConfig,
-    ArenaConfig,
 )
 from tw_rl.core.encode import encode, symmetry_actions, symmetry_cells
 from tw_rl.core.mcts import BatchedMCTS, SearchConfig

@@ -33,9 +33,7 @@ def named_player(name: str, rules: Rules, simulations: int) -> Player:
     if len(specs) != 1:
         raise ArenaError(f"{name}: a head-to-head plays one player, this is {len(specs)}")
     if not specs[0].in_process:
-        raise ArenaError(
-            f"{name}: a head-to-head plays in-process players; a program plays in tw-rl rate"
-        )
+        raise ArenaError(f"{name}: a head-to-head plays in-process players; a program plays in tw-rl rate")
     return make_player(specs[0], rules)
 
 
