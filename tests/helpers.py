@@ -71,7 +71,7 @@ def stop_process(process: subprocess.Popen, grace: float = 10.0) -> None:
 
 def tiny_train_config(run_dir, **changes):
     """The tiny training run the tests share: one block of 8 channels, 2 games a generation at 3
-    simulations, 2 learner steps, no evaluation, one generation, on the CPU; ``changes`` replace
+    simulations, 2 learner steps, no arena, one generation, on the CPU; ``changes`` replace
     fields of the ``TrainConfig``. tw_rl.config is imported here, so core tests need not."""
     from tw_rl.config import (
         ArenaConfig,

@@ -291,7 +291,7 @@ def test_arena_games_run_as_ray_tasks(tmp_path, capsys, local_ray):
     assert cli.main(args) == 0
     out = capsys.readouterr().out
     assert "12 games played, 12 stored" in out and "run/g0@1" in out and "greedy" in out
-    assert local_ray.is_initialized()  # the evaluation used the Ray it found and left it running
+    assert local_ray.is_initialized()  # the rating run used the Ray it found and left it running
     with sqlite3.connect(db) as conn:
         conn.row_factory = sqlite3.Row
         rows = conn.execute("SELECT * FROM games ORDER BY id").fetchall()

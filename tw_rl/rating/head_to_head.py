@@ -5,7 +5,7 @@ as white, and CodeCup points per game.
 Openings are drawn as the judge draws them, each played twice with colours swapped
 (``tw_rl.training.match.play_match``); a player is any in-process player of the arena's language
 (``random``, ``greedy``, ``mcts@N``, ``student:PATH``, ...) or a checkpoint file (searching with
-``simulations``, or its raw policy). The rated, stored evaluation is ``tw_rl.rating.rating_run``.
+``simulations``, or its raw policy). The rated, stored rating run is ``tw_rl.rating.rating_run``.
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@
 instead of in its own process: in-process players (baselines, checkpoints) as ``jobs`` tasks of
 up to ``batch_size`` batched games each, outside programs as one task per referee game (``jobs``
 at once). Slots, openings and seeds are chosen by the calling process as without Ray; the
-results come back to it and it alone writes the database, so a killed evaluation still loses
+results come back to it and it alone writes the database, so a killed rating run still loses
 only the games in flight. On a cluster, checkpoints, weights files and programs must be at the
 same paths on every node (a shared filesystem) and tw_rl installed on each.
 """
