@@ -28,7 +28,7 @@ import torch
 from tw_rl.core.hexgrid import SIZES
 from tw_rl.core.rules import Rules
 from tw_rl.rating.head_to_head import named_player
-from tw_rl.rating.kinds import ArenaError
+from tw_rl.rating.kinds import RatingError
 from tw_rl.training.match import MatchScore, Slot, even_games, match_score, play_batch, play_match
 
 
@@ -60,7 +60,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         a = named_player(args.player, rules, args.sims)
         b = named_player(args.opponent, rules, args.sims)
-    except ArenaError as err:
+    except RatingError as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
     assert even_games(args.games) == args.games

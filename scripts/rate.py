@@ -34,13 +34,13 @@ def to_rating_config(cfg: DictConfig) -> RatingConfig:
 
 @hydra.main(version_base="1.3", config_path="../configs", config_name="rate")
 def main(cfg: DictConfig) -> int:
-    from tw_rl.rating.rating_run import ArenaError, run_rating  # here: --cfg / --help stay quick
+    from tw_rl.rating.rating_run import RatingError, run_rating  # here: --cfg / --help stay quick
     from tw_rl.rating.results_db import ResultsDBError
 
     rating_cfg = to_rating_config(cfg)
     try:
         result = run_rating(rating_cfg, log=lambda line: print(line, file=sys.stderr))
-    except (ArenaError, ResultsDBError) as err:
+    except (RatingError, ResultsDBError) as err:
         print(f"error: {err}", file=sys.stderr)
         sys.exit(2)
     print(result.report(rating_cfg.db))

@@ -25,7 +25,7 @@ from tw_rl.core.state import RED, WHITE
 from tw_rl.files import file_sha256
 from tw_rl.rating.elo import fit
 from tw_rl.rating.games import games_of, play_referee_game
-from tw_rl.rating.player_specs import ArenaError, PlayerSpec, make_player, parse_player, parse_players
+from tw_rl.rating.player_specs import PlayerSpec, RatingError, make_player, parse_player, parse_players
 from tw_rl.rating.rating_run import run_rating
 from tw_rl.rating.ratings import Outcome
 from tw_rl.rating.results_db import GameRow, Identity, ResultsDB
@@ -84,9 +84,9 @@ def test_player_specs():
     assert parse_player({"kind": "baseline", "label": "greedy", "name": "g2"})[0].name == "g2"
     # The same identity twice is one player.
     assert len(parse_players(["random", "random", "greedy"])) == 2
-    with pytest.raises(ArenaError, match="cannot read weights file"):
+    with pytest.raises(RatingError, match="cannot read weights file"):
         parse_player("weights:model.bin")
-    with pytest.raises(ArenaError, match="cannot read weights file"):
+    with pytest.raises(RatingError, match="cannot read weights file"):
         parse_player({"kind": "weights", "path": "model.bin"})
     # An exported weights file: the stdlib bot with it, as a protocol program on its own clock.
     student = Path(default_weights(6))
@@ -98,22 +98,22 @@ def test_player_specs():
     assert parse_player("weights:default@5")[0].options == bot.options
     plain = parse_player("weights:none")[0]
     assert plain.name == "bot-noweights@30s" and plain.options["command"].endswith("--no-weights --time 30")
-    with pytest.raises(ArenaError, match="clock must be positive"):
+    with pytest.raises(RatingError, match="clock must be positive"):
         parse_player("weights:none@0")
     # The raw student policy: in-process, rated as the weights file's raw policy.
     raw = parse_player("student:default")[0]
     assert raw.kind == "student" and raw.in_process and raw.name == "student-default@raw"
     assert raw.identity().kind == "student" and raw.size == 6 and raw.sha256 == file_sha256(student)
     assert parse_player({"kind": "student", "path": str(student), "name": "s"})[0].name == "s"
-    with pytest.raises(ArenaError, match="cannot read weights file"):
+    with pytest.raises(RatingError, match="cannot read weights file"):
         parse_player("student:model.bin")
-    with pytest.raises(ArenaError, match="not understood"):
+    with pytest.raises(RatingError, match="not understood"):
         parse_player("alphabeta")
-    with pytest.raises(ArenaError, match="the name 'rel@3' may only use letters, digits"):
+    with pytest.raises(RatingError, match="the name 'rel@3' may only use letters, digits"):
         parse_player("rel@3=release:0.1@3")
-    with pytest.raises(ArenaError, match="no such program"):
+    with pytest.raises(RatingError, match="no such program"):
         parse_player("program:surely-not-a-program-xyz --flag")
-    with pytest.raises(ArenaError, match="no checkpoint"):
+    with pytest.raises(RatingError, match="no checkpoint"):
         parse_player("ckpt:/nonexistent/ckpt-g000001.pt")
 
 
@@ -499,7 +499,7 @@ def test_head_to_head_takes_the_arena_language_and_checkpoint_files(tmp_path):
         if why is None:  # one file: fine
             assert head_to_head(cfg, log=lambda line: None)["games"] == 2
         else:
-            with pytest.raises(ArenaError, match=why):
+            with pytest.raises(RatingError, match=why):
                 head_to_head(cfg, log=lambda line: None)
 
 
@@ -516,5 +516,5 @@ def test_head_to_head_pairs_openings_rounds_an_odd_count_up_and_reports_colours_
     total = sum(report["points"])
     assert report["points_per_game"] == [round(p / 6, 2) for p in report["points"]] and total > 6 * 200
     assert "as red" in lines[-1] and "points per game" in lines[-1]
-    with pytest.raises(ArenaError, match="at least 1"):
+    with pytest.raises(RatingError, match="at least 1"):
         head_to_head(HeadToHeadConfig(player="greedy", opponent="random", games=0), log=lines.append)

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from tw_rl import cli
-from tw_rl.rating.player_specs import ArenaError, parse_players
+from tw_rl.rating.player_specs import RatingError, parse_players
 from tw_rl.rating.referee_import import import_referee
 from tw_rl.rating.results_db import ResultsDB
 from tw_rl.referee.match import run_match
@@ -122,7 +122,7 @@ def test_damaged_games_are_left_out_with_a_warning(tmp_path, match):
         report = import_referee(db, copy, log=logs.append)
     assert report.added == 3 and report.damaged == 2
     assert any("does not replay" in line for line in logs) and any("left out" in line for line in logs)
-    with ResultsDB(tmp_path / "r.sqlite") as db, pytest.raises(ArenaError, match="not a tw-rl referee"):
+    with ResultsDB(tmp_path / "r.sqlite") as db, pytest.raises(RatingError, match="not a tw-rl referee"):
         import_referee(db, tmp_path)
 
 

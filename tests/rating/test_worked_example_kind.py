@@ -17,7 +17,7 @@ from tw_rl.core.rules import Rules
 from tw_rl.rating import kinds
 from tw_rl.rating.games import play_referee_game
 from tw_rl.rating.head_to_head import head_to_head
-from tw_rl.rating.player_specs import ArenaError, parse_player, usage
+from tw_rl.rating.player_specs import RatingError, parse_player, usage
 from tw_rl.rating.rating_run import run_rating
 from tw_rl.rating.results_db import ResultsDB
 from tw_rl.training.match import balanced_slots
@@ -38,7 +38,7 @@ def example():
 
 
 def test_without_registration_the_kind_is_unknown():
-    with pytest.raises(ArenaError, match="'first' is not understood"):
+    with pytest.raises(RatingError, match="'first' is not understood"):
         parse_player("first")
 
 

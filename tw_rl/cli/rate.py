@@ -86,13 +86,13 @@ def config_of(args: argparse.Namespace) -> RatingConfig:
 
 def run(args: argparse.Namespace) -> int:
     # The rating loads torch (checkpoint players): imported here, so `tw-rl --help` stays quick.
-    from tw_rl.rating.rating_run import ArenaError, run_rating
+    from tw_rl.rating.rating_run import RatingError, run_rating
 
     cfg = config_of(args)
     try:
         with sigterm_as_interrupt():  # a kill stops like Ctrl-C: the finished games are stored, rated
             result = run_rating(cfg, log=lambda line: print(line, file=sys.stderr))
-    except (ArenaError, ResultsDBError) as err:
+    except (RatingError, ResultsDBError) as err:
         raise CliError(str(err)) from None
     print(result.report(cfg.db))
     sys.stdout.flush()

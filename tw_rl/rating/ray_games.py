@@ -23,7 +23,7 @@ from tw_rl.core.rules import Rules
 from tw_rl.rating.games import referee_slot_game
 from tw_rl.rating.kinds import PlayerSpec, kind_of
 from tw_rl.rating.player_specs import make_player
-from tw_rl.training.match import ArenaGame, Slot, play_batch
+from tw_rl.training.match import MatchGame, Slot, play_batch
 
 
 @ray.remote(num_cpus=1)
@@ -35,7 +35,7 @@ def _play_slots(
     seed: int,
     cfg: RatingConfig,
     in_process: bool,
-) -> list[ArenaGame]:
+) -> list[MatchGame]:
     """A task: the slots batched (in-process players) or one after the other (the referee)."""
     rules = Rules(size, "codecup")
     if in_process:
@@ -56,7 +56,7 @@ def play_slots_on_ray(
     cfg: RatingConfig,
     seed: int,
     in_process: bool,
-    store: Callable[[ArenaGame], None],
+    store: Callable[[MatchGame], None],
 ) -> None:
     """Play a pairing's slots as Ray tasks (Ray already connected); ``store`` each finished game
     as its task returns. An interruption cancels the tasks still running."""

@@ -28,11 +28,11 @@ from tw_rl.core.record import IllegalMove, replay_moves
 from tw_rl.core.rules import Rules
 from tw_rl.core.state import COLOUR_NAMES
 from tw_rl.rating.games import game_row
-from tw_rl.rating.kinds import ArenaError, PlayerSpec, kind_of
+from tw_rl.rating.kinds import PlayerSpec, RatingError, kind_of
 from tw_rl.rating.player_specs import program_spec
 from tw_rl.rating.results_db import ResultsDB
 from tw_rl.referee.match import GAME_FILE, colour_pair
-from tw_rl.training.match import ArenaGame, Slot
+from tw_rl.training.match import MatchGame, Slot
 
 RESULTS = "results.jsonl"
 
@@ -76,7 +76,7 @@ def import_referee(
     folder = Path(folder)
     results = folder / RESULTS
     if not results.is_file():
-        raise ArenaError(f"{folder} holds no {RESULTS} (not a tw-rl referee results folder)")
+        raise RatingError(f"{folder} holds no {RESULTS} (not a tw-rl referee results folder)")
     listed = {kind_of(spec).program(spec).command: spec for spec in players if not spec.in_process}
     rows: dict[tuple[str, str | None], int] = {}
     report = ImportReport(folder)
@@ -117,7 +117,7 @@ def import_referee(
                 rows[command, recorded] = db.register(spec.identity(), spec.name).id
             ids.append(rows[command, recorded])
         slot = Slot("", "", record.red_start, record.white_start, int(game["opening"]))
-        played = ArenaGame(
+        played = MatchGame(
             slot,
             record.moves,
             winner,

@@ -22,7 +22,7 @@ from tw_rl.core.notation import RecordError, cell_name, record_words
 from tw_rl.core.record import IllegalMove, replay_moves, replay_record
 from tw_rl.core.rules import VARIANTS, Rules
 from tw_rl.core.state import RED, State
-from tw_rl.rating.games import arena_game
+from tw_rl.rating.games import stored_game
 from tw_rl.rating.results_db import GameRow, ResultsDB, ResultsDBError
 from tw_rl.training.checkpoint import CheckpointError, resolve_checkpoint
 from tw_rl.training.net import NetPolicyValue
@@ -144,7 +144,7 @@ def _stored_game(row: GameRow, names: dict[int, str]) -> StudyGame:
     rules = Rules(row.size, "codecup")
     note = f"{row.end_reason}; points red {row.red_points}, white {row.white_points}"
     try:
-        game = arena_game(row, names, rules)
+        game = stored_game(row, names, rules)
     except (KeyError, ValueError) as err:
         raise StudyError(f"stored game {row.id} cannot be read: {err}") from None
     title = f"game {row.id}: {game.slot.red} (red) vs {game.slot.white} (white)"
