@@ -20,7 +20,7 @@ How each kind of line is treated:
 - ``tw-rl rate / export / referee``: run as written except for their work (``--games``,
   ``--steps``: ``TINY_OPTIONS``) in the fast test, and the run folder moved to the temporary one.
 - ``tw-rl serve``: started with ``--port 0`` added (any free port), asked for the page, its options
-  (the README's checkpoint must be offered) and the stored games (the arena's), then stopped with
+  (the README's checkpoint must be offered) and the stored games (the rating run's), then stopped with
   Ctrl-C, which must end it cleanly.
 """
 
@@ -172,7 +172,7 @@ def serve_and_stop(argv: list[str], checkpoint: str | None, timeout: float) -> N
             offered = {Path(str(name)).stem for name in options["checkpoints"]}
             assert Path(checkpoint).stem in offered, f"the README's checkpoint is not offered: {options}"
         stored = json.loads(get(address + "api/stored"))
-        assert stored["games"], "the arena's games are not listed"
+        assert stored["games"], "the rating run's games are not listed"
         process.send_signal(signal.SIGINT)
         assert process.wait(timeout=30) == 0, "tw-rl serve did not stop cleanly on Ctrl-C"
     finally:

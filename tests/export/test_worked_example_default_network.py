@@ -1,6 +1,6 @@
 """Worked example: a default network for another board size is one entry of the table
 (``tw_rl.codecup.weights.DEFAULT_NETWORKS``; a file name beside the module, or here a path), and
-every caller finds it: the bot's command line, the arena's ``weights:default`` and
+every caller finds it: the bot's command line, the rating's ``weights:default`` and
 ``student:default``, and whoever asks ``default_weights(size)``."""
 
 from __future__ import annotations

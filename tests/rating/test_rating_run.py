@@ -452,7 +452,7 @@ def test_the_rating_run_stops_once_the_intervals_are_narrow_enough(tmp_path):
 
 def test_a_schema_1_database_is_migrated_to_the_one_vocabulary(tmp_path):
     """Schema 1 stored a student's raw policy as kind ``weights``; opened now it is ``student``,
-    with the same id, name and games, and the arena's student:default is that player."""
+    with the same id, name and games, and the rating's student:default is that player."""
     path = tmp_path / "old.sqlite"
     student = parse_player("student:default")[0]
     old = Identity("weights", sha256=student.sha256, search={"policy": "raw"})
@@ -483,7 +483,7 @@ def test_a_schema_1_database_is_migrated_to_the_one_vocabulary(tmp_path):
         db.register(old, "again")  # the old word is no kind any more
 
 
-def test_head_to_head_takes_the_arena_language_and_checkpoint_files(tmp_path):
+def test_head_to_head_takes_the_player_language_and_checkpoint_files(tmp_path):
     from tw_rl.config import HeadToHeadConfig
     from tw_rl.rating.head_to_head import head_to_head
 

@@ -1,4 +1,4 @@
-"""Referee matches imported into the arena's results database (tw_rl.rating.referee_import)."""
+"""Referee matches imported into the rating's results database (tw_rl.rating.referee_import)."""
 
 from __future__ import annotations
 
@@ -38,7 +38,7 @@ def match(tmp_path_factory) -> Path:
     return out
 
 
-def test_a_match_is_stored_once_under_the_arena_names(tmp_path, match):
+def test_a_match_is_stored_once_under_the_rating_names(tmp_path, match):
     specs = parse_players([f"steady=program:{_command()}"])
     logs = []
     with ResultsDB(tmp_path / "r.sqlite") as db:

@@ -93,7 +93,7 @@ def test_a_cpp_release_is_compiled_once_and_plays_as_a_program(cpp_release, tmp_
     assert [game["fault"]["kind"] for game in lines] == ["pass", "pass"]
     recorded = {p["command"]: p["sha256"] for g in lines for p in (g["red"], g["white"])}
     assert recorded[f"{binary} --time 5"] == sha
-    # Imported into the arena, its games belong to the release (by its source's sha256), listed
+    # Imported into the rating results, its games belong to the release (by its source's sha256), listed
     # or not.
     for listed, name in (([], "prog:"), (parse_players(["rel=release:9.9@5"]), "rel")):
         with ResultsDB(tmp_path / f"r{len(listed)}.sqlite") as db:

@@ -1,5 +1,5 @@
 """Worked example: a new player kind (``example_kind.py``), registered at test time and then
-usable everywhere a player is: the player language, the arena (batched and refereed, where it is
+usable everywhere a player is: the player language, the rating run (batched and refereed, where it is
 served as a program in another process), the results database and the head-to-head."""
 
 from __future__ import annotations
@@ -42,7 +42,7 @@ def test_without_registration_the_kind_is_unknown():
         parse_player("first")
 
 
-def test_a_new_kind_plays_in_the_arena_and_is_stored_under_its_own_name(example, tmp_path):
+def test_a_new_kind_plays_in_a_rating_run_and_is_stored_under_its_own_name(example, tmp_path):
     assert "first[:NOTE]" in usage()
     spec = parse_player("first")[0]
     assert (spec.kind, spec.name, spec.in_process) == ("first", "first", True)

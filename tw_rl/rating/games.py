@@ -1,4 +1,4 @@
-"""Arena games: refereed games and stored games.
+"""Rating games: refereed games and stored games.
 
 Games between two in-process players are played batched (``tw_rl.training.match.play_batch``,
 the one way to play in-process matches, with its ``Slot`` and ``MatchGame``). A game with an outside
@@ -100,7 +100,7 @@ def play_referee_slots(
         functools.partial(referee_slot_game, rules, specs, k, slot, cfg.time, seed, cancel, cfg.memory)
         for k, slot in enumerate(slots)
     ]
-    play_parallel(games, cfg.jobs, cancel, store, "arena-game")
+    play_parallel(games, cfg.jobs, cancel, store, "rating-game")
 
 
 # ------------------------------------------------------------------------- stored games

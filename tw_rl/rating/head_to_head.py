@@ -3,7 +3,7 @@ e.g. a checkpoint against a baseline: the score with a 95% Wilson interval, the 
 as white, and CodeCup points per game.
 
 Openings are drawn as the judge draws them, each played twice with colours swapped
-(``tw_rl.training.match.play_match``); a player is any in-process player of the arena's language
+(``tw_rl.training.match.play_match``); a player is any in-process player of the player language
 (``random``, ``greedy``, ``mcts@N``, ``student:PATH``, ...) or a checkpoint file (searching with
 ``simulations``, or its raw policy). The rated, stored rating run is ``tw_rl.rating.rating_run``.
 """

@@ -47,7 +47,7 @@ def checkpoint_player(path: str | Path, simulations: int, rules: Rules, device: 
     """A training checkpoint: its search with ``simulations`` a move, or its raw policy at 0."""
     dev = resolve_device(device)
     try:
-        net, _ = load_net(Path(path), rules.size, dev, user="the arena")
+        net, _ = load_net(Path(path), rules.size, dev, user="the rating run")
     except CheckpointError as err:
         raise RatingError(str(err)) from None
     policy_value = NetPolicyValue(net, rules, dev)

@@ -83,7 +83,7 @@ class Session:
                 )
             )
         if len({r.id for r in self.rows}) < 2 and cfg.games > 0:
-            raise RatingError("the arena needs at least two different players")
+            raise RatingError("a rating run needs at least two different players")
         self.spec_of = {row.id: spec for row, spec in zip(self.rows, specs, strict=True)}
         self.identity = {row.id: spec.identity().key() for row, spec in zip(self.rows, specs, strict=True)}
         self.by_name = {row.name: row for row in self.rows}
@@ -183,7 +183,9 @@ def _chosen_players(cfg: RatingConfig, log: Callable[[str], None]) -> list[Playe
             specs = [anchor, *specs]
     for spec in specs:
         if spec.size is not None and spec.size != cfg.size:
-            raise RatingError(f"{spec.path} is for board size {spec.size}, the arena plays size {cfg.size}")
+            raise RatingError(
+                f"{spec.path} is for board size {spec.size}, the rating run plays size {cfg.size}"
+            )
     return specs
 
 

@@ -1,4 +1,4 @@
-"""Arena games as Ray tasks: one pairing's games spread over a Ray cluster, stored as they return.
+"""Rating games as Ray tasks: one pairing's games spread over a Ray cluster, stored as they return.
 
 ``tw_rl.rating.rating_run.run_rating`` with ``ray_address`` set plays each pairing here
 instead of in its own process: in-process players (baselines, checkpoints) as ``jobs`` tasks of

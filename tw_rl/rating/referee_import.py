@@ -1,14 +1,14 @@
-"""Import the games of ``tw-rl referee`` matches into the arena's results database.
+"""Import the games of ``tw-rl referee`` matches into the results database of the rating runs.
 
 A referee match (``results.jsonl`` and one ``game-NNNNN.txt`` per game in its folder) is the
 natural way to measure two CodeCup programs at the real clock; importing it lets those games
 count in the Elo fit of ``tw-rl rate`` instead of being played again. Each program becomes
-the player of the arena's list that runs the same command (any outside kind: ``program:``,
+the player of the rating run's list that runs the same command (any outside kind: ``program:``,
 ``weights:``, ``release:``, ...), else the ``program`` player of its command line (identity: the
 command and the sha256 of the script it ran, recorded by the referee; as ``program:COMMAND`` in
-the arena). Games keep their opening
+the player language). Games keep their opening
 number and colours, so an import is idempotent (a game already stored is skipped) and the
-arena never replays it; a game of another match whose slot is taken (two matches with
+rating run never replays it; a game of another match whose slot is taken (two matches with
 different seeds both have an opening 0) is stored under the next free opening number.
 
 Every game is checked before it is stored: its record must replay legally from its start cells

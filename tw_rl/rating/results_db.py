@@ -1,4 +1,4 @@
-"""Every arena game in one SQLite file: who played (by identity), by which colour, and how.
+"""Every rated game in one SQLite file: who played (by identity), by which colour, and how.
 
 Two tables:
 
@@ -152,7 +152,7 @@ def _now() -> str:
 
 
 class ResultsDB:
-    """The arena's SQLite database (created if missing). Use as a context manager or ``close()``."""
+    """The rating runs' SQLite database (created if missing). Use as a context manager or ``close()``."""
 
     def __init__(self, path: str | Path):
         self.path = Path(path)

@@ -1,5 +1,5 @@
 """The soak of a CodeCup submission (its command line: ``scripts/soak.py``): many refereed games
-at the real clock against a mix of opponents, every game filed and stored in the arena's results
+at the real clock against a mix of opponents, every game filed and stored in the rating's results
 database, faults, time and memory reported. Resumable: run the same command again and it
 continues where it stopped.
 
@@ -18,7 +18,7 @@ The soak folder (``--out``, default ``soak/``) holds the submission (when built 
 refused), one ``tw-rl referee`` results folder per opponent (``matches/<opponent>/``: game
 records with their JSON summaries, ``results.jsonl``, stderr logs; each game written
 atomically as it ends) and ``report.json``. Each game is also stored in the results database
-(``--db``, default the arena's ``arena/results.sqlite``) as it ends, through
+(``--db``, default the rating run's ``arena/results.sqlite``) as it ends, through
 ``tw_rl.rating.referee_import`` (the record replayed first), so ``tw-rl rate --games 0``
 rates the submission with them. On a restart the results lines are rebuilt from the game
 records and every game not yet in the database is stored, then the missing games are played.

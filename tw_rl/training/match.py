@@ -11,8 +11,8 @@ openings as ``tw-rl referee`` does: each start drawn as the judge draws it is pl
 colours swapped, so that the first mover's edge (red won most games between equals on the
 6-board) cancels inside each pair. ``play_match`` is a paired match between two players, summed
 up from A's side as a ``MatchScore``: the win rate with its Wilson interval, CodeCup points per
-game (``Rules.score``, the referee's points too) and A's record as red and as white. The arena,
-``scripts/match.py``, ``scripts/ab.py`` and the in-run arena all play this way.
+game (``Rules.score``, the referee's points too) and A's record as red and as white. The rating run,
+``scripts/match.py``, ``scripts/ab.py`` and the arena of a training run all play this way.
 """
 
 from __future__ import annotations

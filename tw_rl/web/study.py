@@ -1,6 +1,6 @@
 """Studying a finished game on the web page: its positions, and a checkpoint's view of each.
 
-A game to study comes from an arena results database (``--db``: every stored game, CodeCup
+A game to study comes from a rating results database (``--db``: every stored game, CodeCup
 rules, by id) or from a record's text (pasted or uploaded; read by
 ``tw_rl.core.record.replay_record`` as ``tw-rl analyze`` reads it). ``Analyst`` keeps loaded
 checkpoints (those the server offers, by name or number; ``default`` = the shipped teacher) and
@@ -94,7 +94,7 @@ def study_record(
 
 
 class GameLibrary:
-    """The stored games of an arena results database (read-only use)."""
+    """The stored games of a rating results database (read-only use)."""
 
     def __init__(self, path: str | Path):
         self.path = Path(path)
