@@ -4,7 +4,7 @@
         --games 40 --repeats 6 --sims 8 --threads 1
 
 Plays ``--repeats`` matches of ``--games`` games between two in-process players (checkpoint
-files or the arena's language: ``random``, ``greedy``, ``mcts@N``, ...) in two ways, each match
+files or the player language: ``random``, ``greedy``, ``mcts@N``, ...) in two ways, each match
 with its own seed: paired, as every match of the project is played (``tw_rl.training.match
 .play_match``: each opening twice, colours swapped), and unpaired, as matches were played before
 2026-12-07 (every game its own opening, colours alternating, so colours are balanced but
@@ -43,8 +43,8 @@ def unpaired_match(rules: Rules, a, b, games: int, rng: np.random.Generator) -> 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("player", help="checkpoint path or an in-process player of the arena's language")
-    parser.add_argument("opponent", help="checkpoint path or an in-process player of the arena's language")
+    parser.add_argument("player", help="checkpoint path or an in-process player of the player language")
+    parser.add_argument("opponent", help="checkpoint path or an in-process player of the player language")
     parser.add_argument("--games", type=int, default=40, help="games per match (even: whole openings)")
     parser.add_argument("--repeats", type=int, default=6, help="matches of each way (two or more)")
     parser.add_argument("--sims", type=int, default=8, help="simulations per move of checkpoint players")

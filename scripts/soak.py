@@ -1,5 +1,5 @@
 """Soak test of a CodeCup submission: many refereed games at the real clock against a mix of
-opponents, every game filed and stored in the arena's results database, faults, time and memory
+opponents, every game filed and stored in the rating's results database, faults, time and memory
 reported. Resumable: run the same command again and it continues where it stopped.
 
     python scripts/soak.py --games 1000                          # builds soak/submission.py (tw-rl export)

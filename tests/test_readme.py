@@ -292,7 +292,7 @@ def test_walkthrough_on_a_tiny_run(tmp_path):
         "checkpoints",
         "selfplay",
         "tb",
-        "arena/ratings.json",
+        "ratings/ratings.json",
         "submission.py",
         "referee/summary.json",
     ):
