@@ -1,14 +1,14 @@
-"""How much pairing openings narrows a match's score: repeated matches, paired and unpaired.
+"""How much pairing openings narrows a match's score: repeated matches against unpaired series.
 
     python scripts/pairing_spread.py tw_rl/training/teacher-default.pt tw_rl/training/teacher-ref-g099.pt \
         --games 40 --repeats 6 --sims 8 --threads 1
 
-Plays ``--repeats`` matches of ``--games`` games between two in-process players (checkpoint
-files or the player language: ``random``, ``greedy``, ``mcts@N``, ...) in two ways, each match
+Plays ``--repeats`` series of ``--games`` games between two in-process players (checkpoint
+files or the player language: ``random``, ``greedy``, ``mcts@N``, ...) in two ways, each series
 with its own seed: paired, as every match of the project is played (``tw_rl.training.match
-.play_match``: each opening twice, colours swapped), and unpaired, as matches were played before
-2026-12-07 (every game its own opening, colours alternating, so colours are balanced but
-openings are not). Reports each match's score, the mean and the standard deviation of the
+.play_match``: each opening twice, colours swapped), and unpaired (not a match), as games were
+played before 2026-12-07 (every game its own opening, colours alternating, so colours are balanced but
+openings are not). Reports each series' score, the mean and the standard deviation of the
 scores across the repeats for each way, the ratio of the two deviations, and how often red won
 (the first mover's edge, which pairing cancels inside each opening). One JSON line on stdout;
 the table on stderr.
@@ -32,7 +32,7 @@ from tw_rl.rating.kinds import RatingError
 from tw_rl.training.match import MatchScore, Slot, even_games, match_score, play_batch, play_match
 
 
-def unpaired_match(rules: Rules, a, b, games: int, rng: np.random.Generator) -> MatchScore:
+def unpaired_series(rules: Rules, a, b, games: int, rng: np.random.Generator) -> MatchScore:
     """``games`` games, each on its own judge-drawn opening, A red in the even ones."""
     red, white = rules.draw_starts(games, rng)
     slots = [
@@ -66,7 +66,7 @@ def main(argv: list[str] | None = None) -> int:
     assert even_games(args.games) == args.games
     report: dict = {"player": args.player, "opponent": args.opponent, **vars(args)}
     start = time.perf_counter()
-    for way, play in (("paired", play_match), ("unpaired", unpaired_match)):
+    for way, play in (("paired", play_match), ("unpaired", unpaired_series)):
         scores, total = [], MatchScore()
         for k in range(args.repeats):
             result = play(rules, a, b, args.games, np.random.default_rng([args.seed + k, 7]))

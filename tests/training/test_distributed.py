@@ -1,5 +1,5 @@
-"""Self-play and arena games on Ray: a local Ray run of the debug preset, a worker killed mid-run,
-arena games as Ray tasks; and, without Ray, worker-named shards and the config checks."""
+"""Self-play and rating games on Ray: a local Ray run of the debug preset, a worker killed mid-run,
+rating games as Ray tasks; and, without Ray, worker-named shards and the config checks."""
 
 from __future__ import annotations
 
@@ -279,7 +279,7 @@ def test_an_overlapped_actor_that_fails_stops_the_run_in_one_line(tmp_path, loca
     assert "\n" not in str(caught.value)
 
 
-def test_arena_games_run_as_ray_tasks(tmp_path, capsys, local_ray):
+def test_rating_games_run_as_ray_tasks(tmp_path, capsys, local_ray):
     run = tmp_path / "run"  # one untrained checkpoint of the tiny net
     torch.manual_seed(0)
     learner = Learner(build_net(tiny_config(run, 1).net, 6), RULES, LearnerConfig(), torch.device("cpu"))
