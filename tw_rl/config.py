@@ -202,7 +202,7 @@ class DistillConfig:
     teacher_weight: float = 0.5  # share of the teacher's own policy / value in the targets (0: none)
     symmetries: bool = True  # a random one of the 12 board symmetries per drawn sample
     holdout: float = 0.05  # share of the newest samples kept aside to measure the fit
-    eval_every: int = 250  # steps between holdout evaluations (0 = only at the end)
+    holdout_every: int = 250  # steps between holdout scores (0 = only at the end)
 
 
 @dataclass
