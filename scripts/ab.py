@@ -5,7 +5,7 @@
     python scripts/ab.py overlap --minutes 30 --a selfplay.overlap_workers=2 --sequential
 
 Each arm is ``scripts/train.py`` with its overrides (``--a``/``--b``, repeatable; none = the
-default recipe) and ``max_minutes``, ``generations=100000``, ``eval.every=0``, ``seed`` and
+default recipe) and ``max_minutes``, ``generations=100000``, ``arena.every=0``, ``seed`` and
 ``progress=false``. ``--seeds K`` trains K pairs of runs, one pair per seed (``--seed``,
 ``--seed`` + 1, ...; both arms of a pair share it): the pair of ``--seed`` lives in
 ``runs/ab-NAME/a`` and ``runs/ab-NAME/b`` (logs beside them), the others in
@@ -72,7 +72,7 @@ def start_arm(arm: str, overrides: list[str], minutes: float, seed: int, out: Pa
         *overrides,
         f"max_minutes={lacking:.3f}",
         "generations=100000",
-        "eval.every=0",
+        "arena.every=0",
         f"seed={seed}",
         "progress=false",
         f"hydra.run.dir={run_dir}",

@@ -1,8 +1,8 @@
-"""Kill tests: SIGKILL a training run, an evaluation or a distillation at random moments, start it
+"""Kill tests: SIGKILL a training run, a rating run or a distillation at random moments, start it
 again, many times, and check that nothing was lost, counted twice or left half-written.
 
     python scripts/kill_test.py train --rounds 40            # training runs (scripts/train.py debug=default)
-    python scripts/kill_test.py evaluate --rounds 20         # tw-rl evaluate into a SQLite database
+    python scripts/kill_test.py rate --rounds 20             # tw-rl rate into a SQLite database
     python scripts/kill_test.py export --rounds 10           # tw-rl export --run (the distillation)
     python scripts/kill_test.py all --rounds 20 --work DIR   # the three; DIR is kept (default: a temp folder)
 
@@ -21,7 +21,7 @@ generation's shards hold exactly its games, one metrics line per generation, no 
 and a new run starts, so that kills keep landing in every stage. At the end every unfinished run
 is completed without kills and checked.
 
-Evaluation: ``tw-rl evaluate`` (baselines in-process and two protocol programs through the
+Rating: ``tw-rl rate`` (baselines in-process and two protocol programs through the
 referee) killed at random times; after each kill no program process is left and the database
 is sound; at the end the stored games match the budget exactly, no slot twice, every game
 replays to its stored result. Export: ``tw-rl export --run`` killed at random times; whatever
@@ -173,8 +173,8 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     # Imported here, not above: the child must patch the training stack before it is imported.
     from tw_rl.reliability.kills import (
-        kill_evaluate,
         kill_export,
+        kill_rate,
         kill_train,
         log_line,
         run_round,
@@ -182,7 +182,7 @@ def main(argv: list[str] | None = None) -> int:
     )
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("what", choices=("train", "evaluate", "export", "all"))
+    parser.add_argument("what", choices=("train", "rate", "export", "all"))
     parser.add_argument("--rounds", type=int, default=20, help="kills per command (default %(default)s)")
     parser.add_argument("--seed", type=int, default=None, help="seed of the kill times and points")
     parser.add_argument("--work", type=Path, default=None, help="working folder (default: a temporary one)")
@@ -195,8 +195,8 @@ def main(argv: list[str] | None = None) -> int:
     problems: list[str] = []
     if args.what in ("train", "all"):
         problems += kill_train(work / "train", args.rounds, rng)
-    if args.what in ("evaluate", "all"):
-        problems += kill_evaluate(work / "evaluate", args.rounds, rng)
+    if args.what in ("rate", "all"):
+        problems += kill_rate(work / "rate", args.rounds, rng)
     if args.what in ("export", "all"):
         run = args.run
         if run is None:

@@ -20,7 +20,7 @@ import sys
 from tw_rl.config import HeadToHeadConfig
 from tw_rl.core.hexgrid import SIZES
 from tw_rl.rating.head_to_head import head_to_head
-from tw_rl.rating.player_specs import ArenaError
+from tw_rl.rating.player_specs import RatingError
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -53,7 +53,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     try:
         report = head_to_head(cfg, log=lambda line: print(line, file=sys.stderr))
-    except ArenaError as err:
+    except RatingError as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
     print(json.dumps(report))

@@ -1,14 +1,14 @@
-"""How much pairing openings narrows a match's score: repeated matches, paired and unpaired.
+"""How much pairing openings narrows a match's score: repeated matches against unpaired series.
 
     python scripts/pairing_spread.py tw_rl/training/teacher-default.pt tw_rl/training/teacher-ref-g099.pt \
         --games 40 --repeats 6 --sims 8 --threads 1
 
-Plays ``--repeats`` matches of ``--games`` games between two in-process players (checkpoint
-files or the arena's language: ``random``, ``greedy``, ``mcts@N``, ...) in two ways, each match
+Plays ``--repeats`` series of ``--games`` games between two in-process players (checkpoint
+files or the player language: ``random``, ``greedy``, ``mcts@N``, ...) in two ways, each series
 with its own seed: paired, as every match of the project is played (``tw_rl.training.match
-.play_match``: each opening twice, colours swapped), and unpaired, as matches were played before
-2026-12-07 (every game its own opening, colours alternating, so colours are balanced but
-openings are not). Reports each match's score, the mean and the standard deviation of the
+.play_match``: each opening twice, colours swapped), and unpaired (not a match), as games were
+played before 2026-12-07 (every game its own opening, colours alternating, so colours are balanced but
+openings are not). Reports each series' score, the mean and the standard deviation of the
 scores across the repeats for each way, the ratio of the two deviations, and how often red won
 (the first mover's edge, which pairing cancels inside each opening). One JSON line on stdout;
 the table on stderr.
@@ -28,11 +28,11 @@ import torch
 from tw_rl.core.hexgrid import SIZES
 from tw_rl.core.rules import Rules
 from tw_rl.rating.head_to_head import named_player
-from tw_rl.rating.kinds import ArenaError
+from tw_rl.rating.kinds import RatingError
 from tw_rl.training.match import MatchScore, Slot, even_games, match_score, play_batch, play_match
 
 
-def unpaired_match(rules: Rules, a, b, games: int, rng: np.random.Generator) -> MatchScore:
+def unpaired_series(rules: Rules, a, b, games: int, rng: np.random.Generator) -> MatchScore:
     """``games`` games, each on its own judge-drawn opening, A red in the even ones."""
     red, white = rules.draw_starts(games, rng)
     slots = [
@@ -43,8 +43,8 @@ def unpaired_match(rules: Rules, a, b, games: int, rng: np.random.Generator) -> 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("player", help="checkpoint path or an in-process player of the arena's language")
-    parser.add_argument("opponent", help="checkpoint path or an in-process player of the arena's language")
+    parser.add_argument("player", help="checkpoint path or an in-process player of the player language")
+    parser.add_argument("opponent", help="checkpoint path or an in-process player of the player language")
     parser.add_argument("--games", type=int, default=40, help="games per match (even: whole openings)")
     parser.add_argument("--repeats", type=int, default=6, help="matches of each way (two or more)")
     parser.add_argument("--sims", type=int, default=8, help="simulations per move of checkpoint players")
@@ -60,13 +60,13 @@ def main(argv: list[str] | None = None) -> int:
     try:
         a = named_player(args.player, rules, args.sims)
         b = named_player(args.opponent, rules, args.sims)
-    except ArenaError as err:
+    except RatingError as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
     assert even_games(args.games) == args.games
     report: dict = {"player": args.player, "opponent": args.opponent, **vars(args)}
     start = time.perf_counter()
-    for way, play in (("paired", play_match), ("unpaired", unpaired_match)):
+    for way, play in (("paired", play_match), ("unpaired", unpaired_series)):
         scores, total = [], MatchScore()
         for k in range(args.repeats):
             result = play(rules, a, b, args.games, np.random.default_rng([args.seed + k, 7]))

@@ -3,10 +3,10 @@
 Copies the checkpoint to ``tw_rl/training/teacher-default.pt`` (checked to load with
 ``weights_only=True``) and writes ``tw_rl/training/teacher-default.md``: the run's config, the
 compute it took, the games and samples it learned from, and (with ``--ratings``) its Elo
-against the anchors of an arena's ``ratings.json``.
+against the anchors of a rating run's ``ratings.json``.
 
     python scripts/ship_teacher.py runs/teacher-ref/checkpoints/ckpt-g000060.pt \\
-        --ratings arena-teacher/ratings.json --note "CPU run on the 2-core development machine"
+        --ratings ratings-teacher/ratings.json --note "CPU run on the 2-core development machine"
     python scripts/ship_teacher.py runs/teacher-next/checkpoints/ckpt-g000120.pt \\
         --out candidates/teacher-next.pt --note "..."   # a candidate, not the default
 
@@ -28,7 +28,7 @@ from tw_rl.training.run_totals import run_totals
 
 
 def ratings_table(path: Path, name: str) -> str:
-    """The arena's ratings as a Markdown table (the shipped teacher's row marked)."""
+    """A rating run's ratings as a Markdown table (the shipped teacher's row marked)."""
     data = json.loads(path.read_text(encoding="utf-8"))
     players = data.get("players", data)
     rows = ["| player | Elo | 95% interval | games |", "|---|---|---|---|"]
@@ -64,9 +64,9 @@ def model_card(shipped: Path, payload: dict, totals: dict, ratings: str, note: s
         f"`{Path(cfg.get('run_dir', '?')).name}`"
         + (f", started from `init_from={cfg['init_from']}`" if cfg.get("init_from") else "")
         + ".",
-        "`ckpt:default` in the arena, `tw-rl export --teacher default` and `init_from=default` use it;"
+        "`ckpt:default` in a rating run, `tw-rl export --teacher default` and `init_from=default` use it;"
         if default
-        else f"Not the default: `ckpt:{where}` in the arena, `init_from={where}` continues it;",
+        else f"Not the default: `ckpt:{where}` in a rating run, `init_from={where}` continues it;",
         "`torch.load(..., weights_only=True)` reads it.",
         "",
         "## Network",
@@ -95,7 +95,7 @@ def model_card(shipped: Path, payload: dict, totals: dict, ratings: str, note: s
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("checkpoint", type=Path)
-    parser.add_argument("--ratings", type=Path, help="an arena's ratings.json to quote in the card")
+    parser.add_argument("--ratings", type=Path, help="a rating run's ratings.json to quote in the card")
     parser.add_argument("--name", default="", help="the teacher's player name in --ratings")
     parser.add_argument("--note", default="", help="a line about the compute (machine, wall time)")
     parser.add_argument(

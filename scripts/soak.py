@@ -1,5 +1,5 @@
 """Soak test of a CodeCup submission: many refereed games at the real clock against a mix of
-opponents, every game filed and stored in the arena's results database, faults, time and memory
+opponents, every game filed and stored in the rating's results database, faults, time and memory
 reported. Resumable: run the same command again and it continues where it stopped.
 
     python scripts/soak.py --games 1000                          # builds soak/submission.py (tw-rl export)
@@ -17,7 +17,7 @@ import dataclasses
 import sys
 
 from tw_rl.cli.common import sigterm_as_interrupt
-from tw_rl.rating.kinds import ArenaError
+from tw_rl.rating.kinds import RatingError
 from tw_rl.rating.results_db import ResultsDBError
 from tw_rl.referee.process import RefereeError
 from tw_rl.reliability.soak import OPPONENTS, SoakConfig, SoakError, soak
@@ -48,7 +48,7 @@ def main(argv: list[str] | None = None) -> int:
     config = SoakConfig(**{f.name: getattr(args, f.name) for f in dataclasses.fields(SoakConfig)})
     try:
         return soak(config, sigterm_as_interrupt)
-    except (SoakError, RefereeError, ArenaError, ResultsDBError) as err:
+    except (SoakError, RefereeError, RatingError, ResultsDBError) as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
 

@@ -50,12 +50,12 @@ def tiny_trained_run(tmp_path_factory):
     TensorBoard events, metrics), built once per test session for the tests that need a run."""
     from helpers import tiny_train_config
 
-    from tw_rl.config import TrainingEvalConfig
+    from tw_rl.config import ArenaConfig
     from tw_rl.training.loop import train
 
     run_dir = tmp_path_factory.mktemp("tiny") / "run"
-    eval_cfg = TrainingEvalConfig(every=1, games=2, simulations=2, opponents=["random"])
-    train(tiny_train_config(run_dir, eval=eval_cfg, generations=2))
+    arena_cfg = ArenaConfig(every=1, games=2, simulations=2, opponents=["random"])
+    train(tiny_train_config(run_dir, arena=arena_cfg, generations=2))
     return run_dir
 
 

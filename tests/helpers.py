@@ -71,14 +71,14 @@ def stop_process(process: subprocess.Popen, grace: float = 10.0) -> None:
 
 def tiny_train_config(run_dir, **changes):
     """The tiny training run the tests share: one block of 8 channels, 2 games a generation at 3
-    simulations, 2 learner steps, no evaluation, one generation, on the CPU; ``changes`` replace
+    simulations, 2 learner steps, no arena, one generation, on the CPU; ``changes`` replace
     fields of the ``TrainConfig``. tw_rl.config is imported here, so core tests need not."""
     from tw_rl.config import (
+        ArenaConfig,
         LearnerConfig,
         NetConfig,
         SelfPlayConfig,
         TrainConfig,
-        TrainingEvalConfig,
     )
     from tw_rl.core.mcts import SearchConfig
 
@@ -87,7 +87,7 @@ def tiny_train_config(run_dir, **changes):
         search=SearchConfig(simulations=3, cheap_simulations=2, full_search_fraction=0.5),
         selfplay=SelfPlayConfig(games_per_generation=2, parallel_games=2),
         learner=LearnerConfig(batch_size=16, steps_per_generation=2, min_samples=8),
-        eval=TrainingEvalConfig(every=0),
+        arena=ArenaConfig(every=0),
         generations=1,
         run_dir=str(run_dir),
         device="cpu",

@@ -23,14 +23,14 @@ from omegaconf import OmegaConf  # noqa: E402
 
 from tw_rl.config import (  # noqa: E402
     SCHEMAS,
+    ArenaConfig,
     BoardConfig,
     ConfigError,
-    EvaluateConfig,
     ExportConfig,
     LearnerConfig,
+    RatingConfig,
     SelfPlayConfig,
     TrainConfig,
-    TrainingEvalConfig,
     from_composed,
     group_option,
     register_configs,
@@ -41,7 +41,7 @@ from tw_rl.core.rules import Rules  # noqa: E402
 ROOT = Path(__file__).resolve().parent.parent
 CONFIGS = ROOT / "configs"
 SCRIPT = ROOT / "scripts" / "train.py"
-GROUPS = list(SCHEMAS)  # board, net, search, selfplay, learner, eval
+GROUPS = list(SCHEMAS)  # board, net, search, selfplay, learner, arena
 
 
 def options(group: str) -> list[str]:
@@ -68,7 +68,7 @@ def test_every_group_has_its_folder_and_the_named_options():
     assert options("board") == ["codecup6", "codecup8", "official6", "official8"]
     assert options("net") == ["large", "medium", "small", "tiny"]
     assert options("search") == ["cheap", "default", "gumbel", "puct"]
-    for group in ("selfplay", "learner", "eval"):
+    for group in ("selfplay", "learner", "arena"):
         assert "default" in options(group)
 
 
@@ -76,7 +76,7 @@ def test_the_primary_config_equals_the_dataclass_defaults():
     """configs/train.yaml and its default options restate the defaults of tw_rl.config."""
     cfg = train_config()
     assert cfg == TrainConfig()
-    assert isinstance(cfg.selfplay, SelfPlayConfig) and isinstance(cfg.eval, TrainingEvalConfig)
+    assert isinstance(cfg.selfplay, SelfPlayConfig) and isinstance(cfg.arena, ArenaConfig)
     assert isinstance(cfg.learner, LearnerConfig) and isinstance(cfg.learner.learning_rate, float)
 
 
@@ -184,7 +184,7 @@ def test_the_default_config_is_the_reference_recipe():
         100,
         256,
     )
-    assert (cfg.net.name, cfg.board.size, cfg.board.variant, cfg.eval.every) == ("small", 6, "codecup", 10)
+    assert (cfg.net.name, cfg.board.size, cfg.board.variant, cfg.arena.every) == ("small", 6, "codecup", 10)
     # Self-play and learning take turns: overlapped self-play made about 1.9x the samples on two
     # cores but did not win three pairs of 15-minute runs (docs/results/2026-12-06.md)
     assert cfg.selfplay.overlap_workers == 0
@@ -194,7 +194,7 @@ def test_the_old_default_recipe_is_an_experiment():
     cfg = train_config(["experiment=old_default"])
     assert (cfg.search.root, cfg.search.simulations, cfg.search.cheap_simulations) == ("puct", 32, 8)
     assert (cfg.search.dirichlet_fraction, cfg.selfplay.games_per_generation) == (0.25, 64)
-    assert (cfg.selfplay.parallel_games, cfg.learner.replay_window, cfg.eval.every) == (64, 60000, 2)
+    assert (cfg.selfplay.parallel_games, cfg.learner.replay_window, cfg.arena.every) == (64, 60000, 2)
     assert cfg.net == TrainConfig().net and cfg.board == TrainConfig().board
 
 
@@ -248,7 +248,7 @@ def test_every_debug_preset_is_small(debug):
     assert cfg.net.name == "tiny" and cfg.generations <= 2 and not cfg.progress
     assert 1 <= cfg.selfplay.games_per_generation <= 8 and cfg.search.simulations <= 8 and cfg.threads == 1
     assert cfg.learner.batch_size <= 32 and cfg.learner.min_samples <= 64
-    assert (cfg.eval.every, cfg.eval.games) == (1, 2)
+    assert (cfg.arena.every, cfg.arena.games) == (1, 2)
 
 
 def test_debug_default_values():
@@ -266,7 +266,7 @@ def test_hydra_settings():
 
 # ----------------------------------------------------------------------- run configs
 
-RUN_CONFIGS = {"evaluate": EvaluateConfig, "export": ExportConfig}  # configs/NAME.yaml -> its schema
+RUN_CONFIGS = {"rate": RatingConfig, "export": ExportConfig}  # configs/NAME.yaml -> its schema
 
 
 def restated(written: dict, defaults: dict, prefix: str = "") -> list[str]:
@@ -303,31 +303,36 @@ def test_a_run_config_holds_only_what_differs_from_its_schema(name):
     assert dataclasses.asdict(cfg) == merged(defaults, written)
 
 
-def test_the_evaluate_config_takes_overrides_and_rejects_typos():
+def test_the_rating_config_takes_overrides_and_rejects_typos():
     register_configs()
     with initialize_config_dir(config_dir=str(CONFIGS), version_base="1.3"):
         cfg = from_composed(
-            compose("evaluate", ["games=8", "players=[random,{kind: baseline, label: greedy}]"]),
-            EvaluateConfig,
+            compose("rate", ["games=8", "players=[random,{kind: baseline, label: greedy}]"]),
+            RatingConfig,
         )
         assert cfg.games == 8 and cfg.players == ["random", {"kind": "baseline", "label": "greedy"}]
         with pytest.raises(ConfigCompositionException, match="Could not override 'gamez'"):
-            compose("evaluate", ["gamez=3"])
+            compose("rate", ["gamez=3"])
         with pytest.raises(Exception, match="Key 'gamez' not in"):
-            from_composed(compose("evaluate", ["+gamez=3"]), EvaluateConfig)
+            from_composed(compose("rate", ["+gamez=3"]), RatingConfig)
 
 
 # ----------------------------------------------------------------------- overrides and errors
 
 
 def test_overrides():
-    cfg = train_config(["net=tiny", "search.simulations=32", "seed=7", "eval.opponents=[random]"])
-    assert (cfg.net.name, cfg.search.simulations, cfg.seed, cfg.eval.opponents) == ("tiny", 32, 7, ["random"])
+    cfg = train_config(["net=tiny", "search.simulations=32", "seed=7", "arena.opponents=[random]"])
+    assert (cfg.net.name, cfg.search.simulations, cfg.seed, cfg.arena.opponents) == (
+        "tiny",
+        32,
+        7,
+        ["random"],
+    )
     cfg = train_config(["experiment=gumbel_few_sims", "search.simulations=24", "learner.learning_rate=1e-3"])
     assert (cfg.search.root, cfg.search.simulations, cfg.learner.learning_rate) == ("gumbel", 24, 1e-3)
 
 
-@pytest.mark.parametrize("override", ["search.simz=3", "simz=3", "board.sizes=8", "eval.oponents=[random]"])
+@pytest.mark.parametrize("override", ["search.simz=3", "simz=3", "board.sizes=8", "arena.oponents=[random]"])
 def test_a_mistyped_key_fails(override):
     with pytest.raises(ConfigCompositionException, match="Could not override"):
         compose_train([override])
@@ -340,7 +345,7 @@ def test_a_mistyped_key_fails(override):
         "net.blocks=2.5",
         "board.stale_end=maybe",
         "generations=[1,2]",
-        "eval.every=x",
+        "arena.every=x",
     ],
 )
 def test_a_wrong_type_fails(override):

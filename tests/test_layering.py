@@ -33,9 +33,9 @@ LEVEL = {unit: level for level, units in enumerate(LAYERS) for unit in units}
 # (importing module, imported module) pairs allowed inside a function, and why.
 FUNCTION_LEVEL_ALLOWED = {
     ("tw_rl.training.loop", "tw_rl.training.ray_selfplay"): "Ray is optional: imported only with ray.address",
-    ("tw_rl.rating.evaluation", "tw_rl.rating.ray_games"): "Ray is optional: imported only with ray_address",
+    ("tw_rl.rating.rating_run", "tw_rl.rating.ray_games"): "Ray is optional: imported only with ray_address",
     # torch stays out of `tw-rl --help` and of the subcommands that need none (0.4 s instead of ~3 s)
-    ("tw_rl.cli.evaluate", "tw_rl.rating.evaluation"): "torch, only when `tw-rl evaluate` runs",
+    ("tw_rl.cli.rate", "tw_rl.rating.rating_run"): "torch, only when `tw-rl rate` runs",
     # the player registry (and the help texts taken from it) loads without torch
     ("tw_rl.rating.player_kinds", "tw_rl.rating.players"): "torch, only to build a player",
     ("tw_rl.rating.player_kinds", "tw_rl.training.checkpoint"): "torch, only to read a checkpoint",

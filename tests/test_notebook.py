@@ -16,8 +16,8 @@ NOTEBOOK = Path(__file__).resolve().parent.parent / "notebooks" / "analysis.ipyn
 def test_the_analysis_notebook_runs_on_a_tiny_run(tmp_path, monkeypatch, tiny_run):
     run = tiny_run
     monkeypatch.setenv("TW_RUN_DIR", str(run))
-    monkeypatch.setenv("TW_EVAL_GAMES", "16")
-    monkeypatch.setenv("TW_EVAL_SIMULATIONS", "1")
+    monkeypatch.setenv("TW_RATING_GAMES", "16")
+    monkeypatch.setenv("TW_RATING_SIMULATIONS", "1")
     monkeypatch.setenv("OMP_NUM_THREADS", "1")
     monkeypatch.setenv("MPLBACKEND", "module://matplotlib_inline.backend_inline")
     notebook = nbformat.read(NOTEBOOK, as_version=4)
@@ -31,7 +31,7 @@ def test_the_analysis_notebook_runs_on_a_tiny_run(tmp_path, monkeypatch, tiny_ru
     assert "image/png" in kinds and "image/svg+xml" in kinds
     assert "ratings (Elo, random = 0)" in text and "run/g1@1" in text
     assert "shown: 2" in text
-    assert (run / "arena" / "results.sqlite").exists() and (run / "arena" / "ratings.json").exists()
+    assert (run / "ratings" / "results.sqlite").exists() and (run / "ratings" / "ratings.json").exists()
     # The notebook in the repository carries no outputs.
     stored = nbformat.read(NOTEBOOK, as_version=4)
     assert all(not cell.get("outputs") for cell in stored.cells if cell.cell_type == "code")

@@ -17,10 +17,10 @@ How each kind of line is treated:
   shrunk to the ``debug=default`` preset's numbers (``TINY_TRAIN`` replaces the values of those
   keys; ``generations`` is kept where the README gives it, 1 otherwise) and the run folder goes to
   a temporary directory. The slow test keeps every value.
-- ``tw-rl evaluate / export / referee``: run as written except for their work (``--games``,
+- ``tw-rl rate / export / referee``: run as written except for their work (``--games``,
   ``--steps``: ``TINY_OPTIONS``) in the fast test, and the run folder moved to the temporary one.
 - ``tw-rl serve``: started with ``--port 0`` added (any free port), asked for the page, its options
-  (the README's checkpoint must be offered) and the stored games (the arena's), then stopped with
+  (the README's checkpoint must be offered) and the stored games (the rating run's), then stopped with
   Ctrl-C, which must end it cleanly.
 """
 
@@ -54,11 +54,11 @@ TINY_TRAIN = {
     "learner.batch_size": "16",
     "learner.min_samples": "16",
     "learner.steps_per_generation": "2",
-    "eval.every": "1",
-    "eval.games": "2",
-    "eval.simulations": "2",
+    "arena.every": "1",
+    "arena.games": "2",
+    "arena.simulations": "2",
 }
-TINY_OPTIONS = {"evaluate": {"--games": "4"}, "export": {"--steps": "10"}, "referee": {"--games": "2"}}
+TINY_OPTIONS = {"rate": {"--games": "4"}, "export": {"--steps": "10"}, "referee": {"--games": "2"}}
 
 
 def readme_block(name: str, text: str | None = None) -> list[str]:
@@ -172,7 +172,7 @@ def serve_and_stop(argv: list[str], checkpoint: str | None, timeout: float) -> N
             offered = {Path(str(name)).stem for name in options["checkpoints"]}
             assert Path(checkpoint).stem in offered, f"the README's checkpoint is not offered: {options}"
         stored = json.loads(get(address + "api/stored"))
-        assert stored["games"], "the arena's games are not listed"
+        assert stored["games"], "the rating run's games are not listed"
         process.send_signal(signal.SIGINT)
         assert process.wait(timeout=30) == 0, "tw-rl serve did not stop cleanly on Ctrl-C"
     finally:
@@ -292,7 +292,7 @@ def test_walkthrough_on_a_tiny_run(tmp_path):
         "checkpoints",
         "selfplay",
         "tb",
-        "arena/ratings.json",
+        "ratings/ratings.json",
         "submission.py",
         "referee/summary.json",
     ):

@@ -1,6 +1,6 @@
 """Connecting to Ray: start a local one or join a cluster, and leave it as found.
 
-The single place that starts Ray for tw_rl (self-play workers in ``tw_rl.training.ray_selfplay``, arena
+The single place that starts Ray for tw_rl (self-play workers in ``tw_rl.training.ray_selfplay``, rating
 games in ``tw_rl.rating.ray_games``). Ray is an optional extra (``pip install -e '.[ray]'``) and is
 imported here only when an address is given; the one-process training path never calls this.
 

@@ -1,5 +1,5 @@
 """Every config schema of tw_rl, one dataclass each, one line per field: the training run (one
-per config group), the rating run (``EvaluateConfig``), a head-to-head match
+per config group), the rating run (``RatingConfig``), a head-to-head match
 (``HeadToHeadConfig``), the referee match (``RefereeConfig``) and the student export. The field
 defaults here are the only home of the defaults: the flags of ``tw-rl`` and ``scripts/`` and the
 files of ``configs/`` take them from these classes.
@@ -76,12 +76,12 @@ class LearnerConfig:
 
 
 @dataclass
-class TrainingEvalConfig:
-    """The arena games inside a training run (config group ``eval``); not ``EvaluateConfig``."""
+class ArenaConfig:
+    """The arena games inside a training run (config group ``arena``); not ``RatingConfig``."""
 
-    every: int = 10  # evaluate every k generations (0 = never)
+    every: int = 10  # play the arena every k generations (0 = never)
     games: int = 24  # games per opponent (each opening twice, colours swapped; odd: rounded up)
-    simulations: int = 32  # simulations per move of the network in evaluation
+    simulations: int = 32  # simulations per move of the network in the arena
     opponents: list[str] = field(default_factory=lambda: ["random", "greedy"])  # or "previous"
 
 
@@ -104,7 +104,7 @@ class TrainConfig:
     search: SearchConfig = field(default_factory=lambda: SearchConfig(root="gumbel"))
     selfplay: SelfPlayConfig = field(default_factory=SelfPlayConfig)
     learner: LearnerConfig = field(default_factory=LearnerConfig)
-    eval: TrainingEvalConfig = field(default_factory=TrainingEvalConfig)
+    arena: ArenaConfig = field(default_factory=ArenaConfig)
     ray: RayConfig = field(default_factory=RayConfig)
     generations: int = 20  # self-play + training cycles (the run stops after these)
     max_minutes: float = 0.0  # stop after this wall time (0 = no limit); resumable
@@ -124,8 +124,8 @@ class TrainConfig:
 
 
 @dataclass
-class EvaluateConfig:
-    """A rating run (``tw-rl evaluate``, ``scripts/evaluate.py``, ``configs/evaluate.yaml``)."""
+class RatingConfig:
+    """A rating run (``tw-rl rate``, ``scripts/rate.py``, ``configs/rate.yaml``)."""
 
     players: list[Any] = field(
         default_factory=lambda: ["random", "greedy"]
@@ -202,7 +202,7 @@ class DistillConfig:
     teacher_weight: float = 0.5  # share of the teacher's own policy / value in the targets (0: none)
     symmetries: bool = True  # a random one of the 12 board symmetries per drawn sample
     holdout: float = 0.05  # share of the newest samples kept aside to measure the fit
-    eval_every: int = 250  # steps between holdout evaluations (0 = only at the end)
+    holdout_every: int = 250  # steps between holdout scores (0 = only at the end)
 
 
 @dataclass
@@ -235,7 +235,7 @@ SCHEMAS = {
     "search": SearchConfig,
     "selfplay": SelfPlayConfig,
     "learner": LearnerConfig,
-    "eval": TrainingEvalConfig,
+    "arena": ArenaConfig,
     "ray": RayConfig,
 }  # config group -> its schema
 
@@ -274,15 +274,15 @@ def register_configs() -> None:
     ``train_schema`` (``TrainConfig``) is the first entry of the defaults list of
     ``configs/train.yaml``, so every group file, experiment and override merges into a typed
     node. Each group's schema is also stored in its group as ``<group>_schema`` (e.g.
-    ``board/board_schema``), for configs that extend a single group; ``evaluate_schema`` and
-    ``export_schema`` head ``configs/evaluate.yaml`` and ``configs/export.yaml``. Hydra is
+    ``board/board_schema``), for configs that extend a single group; ``rate_schema`` and
+    ``export_schema`` head ``configs/rate.yaml`` and ``configs/export.yaml``. Hydra is
     imported here only, so that the library never needs it.
     """
     from hydra.core.config_store import ConfigStore
 
     store = ConfigStore.instance()
     store.store(name="train_schema", node=TrainConfig)
-    store.store(name="evaluate_schema", node=EvaluateConfig)
+    store.store(name="rate_schema", node=RatingConfig)
     store.store(name="export_schema", node=ExportConfig)
     for group, schema in SCHEMAS.items():
         store.store(group=group, name=f"{group}_schema", node=schema)

@@ -2,7 +2,7 @@
 
 The one conversion from batched arrays (``tw_rl.core.state.State``, self-play samples) to the
 standard-library engine the CodeCup bot plays on, for the export's parity checks and the
-arena's players. It sits above ``tw_rl.core`` and ``tw_rl.codecup`` and imports nothing else.
+rating's players. It sits above ``tw_rl.core`` and ``tw_rl.codecup`` and imports nothing else.
 """
 
 from __future__ import annotations

@@ -7,7 +7,7 @@
   interval of a mean over runs (pairs of training runs, repeated matches);
 - ``shares``: a count shared out among workers, match halves or pairs of runs.
 
-The referee's match, the arena's Elo intervals, the in-process matches (``tw_rl.training.match``),
+The referee's match, the rating run's Elo intervals, the in-process matches (``tw_rl.training.match``),
 ``scripts/ab.py`` and the native self-play processes all take their figures from here.
 """
 

@@ -17,8 +17,8 @@ import numpy as np
 import pytest
 
 from tw_rl import cli
-from tw_rl.cli import evaluate, export
-from tw_rl.config import BoardConfig, EvaluateConfig, ExportConfig, RefereeConfig
+from tw_rl.cli import export, rate
+from tw_rl.config import BoardConfig, ExportConfig, RatingConfig, RefereeConfig
 from tw_rl.core.notation import cell_name, format_record, parse_cell, parse_record
 from tw_rl.core.picture import RADIUS, cell_centres
 from tw_rl.core.rules import Rules
@@ -397,6 +397,18 @@ def test_cli_does_not_import_the_learning_stack():
     assert done.returncode == 0 and done.stdout.strip() == "[]"
 
 
+# ------------------------------------------------------------------- renamed commands
+
+
+@pytest.mark.parametrize(
+    "args", [["evaluate"], ["evaluate", "--players", "random", "greedy", "--games", "4"]]
+)
+def test_the_old_evaluate_command_names_the_new_one(capsys, monkeypatch, args):
+    """No silent alias: ``tw-rl evaluate`` says, in one line, that it is now ``tw-rl rate``."""
+    code, out, err = run_cli(capsys, monkeypatch, args)
+    assert (code, out, err) == (2, [], ["tw-rl evaluate is now tw-rl rate (same options)"])
+
+
 # ------------------------------------------------------------------------ defaults
 
 
@@ -409,11 +421,9 @@ def test_flag_defaults_are_the_schemas(tmp_path):
     assert {f.name: getattr(args, f.name) for f in dataclasses.fields(RefereeConfig)} == dataclasses.asdict(
         RefereeConfig()
     )
-    assert evaluate.config_of(parser.parse_args(["evaluate"])) == EvaluateConfig()
-    given = evaluate.config_of(
-        parser.parse_args(["evaluate", "--games", "7", "--no-progress", "--ci-width", "9"])
-    )
-    assert given == dataclasses.replace(EvaluateConfig(), games=7, progress=False, ci_width=9.0)
+    assert rate.config_of(parser.parse_args(["rate"])) == RatingConfig()
+    given = rate.config_of(parser.parse_args(["rate", "--games", "7", "--no-progress", "--ci-width", "9"]))
+    assert given == dataclasses.replace(RatingConfig(), games=7, progress=False, ci_width=9.0)
     (tmp_path / "selfplay").mkdir()
     folder = tmp_path / "student"
     cfg = export.export_config_of(parser.parse_args(["export", "--run", str(tmp_path)]), folder)

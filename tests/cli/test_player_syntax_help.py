@@ -1,4 +1,4 @@
-"""The players' syntax in the help texts is the player registry's: ``tw-rl evaluate --help`` names
+"""The players' syntax in the help texts is the player registry's: ``tw-rl rate --help`` names
 every registered kind (one registered at test time too), ``tw-rl referee --help`` spells a
 release as the registry does, ``tw-rl serve --help`` the page's bots as ``tw_rl.web.bot_syntax``
 does, and both load without torch."""
@@ -38,8 +38,8 @@ def echo_kind():
     kinds.unregister(Echo.name)
 
 
-def test_evaluate_help_names_every_registered_kind(capsys):
-    text = help_of(capsys, "evaluate")
+def test_rate_help_names_every_registered_kind(capsys):
+    text = help_of(capsys, "rate")
     registered = [k for k in kinds.kinds() if k.syntax]
     built_in = {"baseline", "checkpoint", "student", "program", "weights", "release"}
     assert {k.name for k in registered} >= built_in
@@ -51,7 +51,7 @@ def test_evaluate_help_names_every_registered_kind(capsys):
 
 def test_a_kind_registered_later_is_in_the_help(capsys, echo_kind):
     assert "echo-test:WORD (a kind registered by this test)" in syntax_help()
-    assert "echo-test:WORD (a kind registered by this test)" in help_of(capsys, "evaluate")
+    assert "echo-test:WORD (a kind registered by this test)" in help_of(capsys, "rate")
 
 
 def test_every_built_in_kind_says_what_it_is():

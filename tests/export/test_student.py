@@ -33,7 +33,7 @@ from tw_rl.config import (
 from tw_rl.core.mcts import SearchConfig
 from tw_rl.core.rules import Rules
 from tw_rl.core.state import State
-from tw_rl.export.distill import augment, distill, evaluate_fit, load_samples, prepare
+from tw_rl.export.distill import augment, distill, load_samples, prepare, score_fit
 from tw_rl.export.pipeline import export_student
 from tw_rl.export.student import StudentNet, student_inputs, torch_outputs
 from tw_rl.export.submission import build_submission
@@ -348,14 +348,14 @@ def _synthetic_samples(count: int = 96, seed: int = 0) -> Samples:
 def test_a_tiny_distillation_lowers_the_loss():
     samples = _synthetic_samples()
     cfg = DistillConfig(
-        steps=80, batch_size=32, learning_rate=1e-2, teacher_weight=0.0, holdout=0.0, eval_every=40
+        steps=80, batch_size=32, learning_rate=1e-2, teacher_weight=0.0, holdout=0.0, holdout_every=40
     )
     torch.manual_seed(0)
     before = StudentNet(6, 16, 8, "mean")
-    fit_before = evaluate_fit(before, prepare(RULES, samples), cfg)
+    fit_before = score_fit(before, prepare(RULES, samples), cfg)
     lines = []
     result = distill(RULES, samples, StudentConfig(16, 8, "mean"), cfg, seed=0, log=lines.append)
-    fit_after = evaluate_fit(result.net, prepare(RULES, samples), cfg)
+    fit_after = score_fit(result.net, prepare(RULES, samples), cfg)
     assert fit_after["total"] < 0.8 * fit_before["total"]
     assert fit_after["policy"] < fit_before["policy"] and fit_after["value"] < fit_before["value"]
     assert len(lines) == 2 and result.train and not result.holdout
@@ -368,7 +368,7 @@ def test_export_pipeline_on_a_shard_folder(tmp_path):
     cfg = ExportConfig(
         run_dir=str(tmp_path),
         student=StudentConfig(8, 8, "mean"),
-        distill=DistillConfig(steps=6, batch_size=16, teacher_weight=0.0, holdout=0.25, eval_every=3),
+        distill=DistillConfig(steps=6, batch_size=16, teacher_weight=0.0, holdout=0.25, holdout_every=3),
         verify=4,
         progress=False,
         tensorboard="none",
@@ -403,7 +403,7 @@ def test_teacher_games_against_the_baselines_add_positions(tmp_path):
         baseline_games=2,
         baseline_simulations=4,
         student=StudentConfig(8, 8, "mean"),
-        distill=DistillConfig(steps=4, batch_size=16, teacher_weight=0.5, holdout=0.25, eval_every=2),
+        distill=DistillConfig(steps=4, batch_size=16, teacher_weight=0.5, holdout=0.25, holdout_every=2),
         verify=2,
         progress=False,
         tensorboard="none",

@@ -1,6 +1,6 @@
 """Worked example: a default network for another board size is one entry of the table
 (``tw_rl.codecup.weights.DEFAULT_NETWORKS``; a file name beside the module, or here a path), and
-every caller finds it: the bot's command line, the arena's ``weights:default`` and
+every caller finds it: the bot's command line, the rating's ``weights:default`` and
 ``student:default``, and whoever asks ``default_weights(size)``."""
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from tw_rl.core.baselines import BASELINES
 from tw_rl.core.rules import Rules
 from tw_rl.export.student import StudentNet
 from tw_rl.export.weights_file import write_weights
-from tw_rl.rating.player_specs import ArenaError, make_player, parse_player
+from tw_rl.rating.player_specs import RatingError, make_player, parse_player
 from tw_rl.training.match import play_pair
 
 
@@ -35,7 +35,7 @@ def eight(tmp_path, monkeypatch):
 
 def test_without_an_entry_size_8_has_no_default_network():
     assert weights.default_weights(8) is None
-    with pytest.raises(ArenaError, match="no student is shipped for the size-8 board"):
+    with pytest.raises(RatingError, match="no student is shipped for the size-8 board"):
         parse_player("student:default", size=8)
 
 

@@ -1,4 +1,4 @@
-// A C++ CodeCup-protocol test player (for the arena's C++ releases): it reads the start cells and
+// A C++ CodeCup-protocol test player (for the rating's C++ releases): it reads the start cells and
 // every request, and answers "Pass" to each, which the referee scores as a fault while a placement
 // exists. Enough of the protocol to be started, asked, answered and stopped: `Quit` ends it.
 //     tw_rl-9.9.cpp (a copy) [--time SECONDS]

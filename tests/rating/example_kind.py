@@ -1,4 +1,4 @@
-"""The worked example of a new arena player kind (``test_worked_example_kind.py`` uses it).
+"""The worked example of a new player kind (``test_worked_example_kind.py`` uses it).
 
 A new kind is this much: one ``PlayerKind`` subclass and one ``register`` line, here or in a
 module of ``tw_rl/rating`` (then imported beside the built-ins in ``player_specs``). ``first``
@@ -27,7 +27,7 @@ class FirstLegal(PlayerKind):
     def claims(self, text: str) -> bool:
         return text == "first"
 
-    def parse(self, text: str, name: str, arena: Context) -> list[PlayerSpec]:
+    def parse(self, text: str, name: str, context: Context) -> list[PlayerSpec]:
         note = "" if text == "first" else text
         return [PlayerSpec(self.name, name or f"first{':' + note if note else ''}", {"note": note})]
 

@@ -1,4 +1,4 @@
-"""Referee matches imported into the arena's results database (tw_rl.rating.referee_import)."""
+"""Referee matches imported into the rating's results database (tw_rl.rating.referee_import)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from tw_rl import cli
-from tw_rl.rating.player_specs import ArenaError, parse_players
+from tw_rl.rating.player_specs import RatingError, parse_players
 from tw_rl.rating.referee_import import import_referee
 from tw_rl.rating.results_db import ResultsDB
 from tw_rl.referee.match import run_match
@@ -38,7 +38,7 @@ def match(tmp_path_factory) -> Path:
     return out
 
 
-def test_a_match_is_stored_once_under_the_arena_names(tmp_path, match):
+def test_a_match_is_stored_once_under_the_rating_names(tmp_path, match):
     specs = parse_players([f"steady=program:{_command()}"])
     logs = []
     with ResultsDB(tmp_path / "r.sqlite") as db:
@@ -122,14 +122,14 @@ def test_damaged_games_are_left_out_with_a_warning(tmp_path, match):
         report = import_referee(db, copy, log=logs.append)
     assert report.added == 3 and report.damaged == 2
     assert any("does not replay" in line for line in logs) and any("left out" in line for line in logs)
-    with ResultsDB(tmp_path / "r.sqlite") as db, pytest.raises(ArenaError, match="not a tw-rl referee"):
+    with ResultsDB(tmp_path / "r.sqlite") as db, pytest.raises(RatingError, match="not a tw-rl referee"):
         import_referee(db, tmp_path)
 
 
-def test_evaluate_rates_the_imported_games(tmp_path, match, capsys):
+def test_rate_rates_the_imported_games(tmp_path, match, capsys):
     code = cli.main(
         [
-            "evaluate",
+            "rate",
             "--players",
             f"steady=program:{_command()}",
             f"faulty=program:{_command('--fault', 'garbage', '--at', '1')}",

@@ -12,7 +12,7 @@ import pytest
 
 from tw_rl import cli
 from tw_rl.files import file_sha256
-from tw_rl.rating.player_specs import RELEASES_DIR, ArenaError, parse_player, parse_players
+from tw_rl.rating.player_specs import RELEASES_DIR, RatingError, parse_player, parse_players
 from tw_rl.rating.referee_import import import_referee
 from tw_rl.rating.results_db import ResultsDB
 from tw_rl.referee.match import run_match
@@ -40,9 +40,9 @@ def test_release_players():
     assert spec.sha256 == recorded_hashes()["tw_rl-0.1.py"]  # identified by the file's hash
     assert parse_player({"kind": "release", "version": "0.1", "name": "old"})[0].name == "old"
     assert parse_player("release:0.1")[0].options["command"].endswith("--time 30")  # the CodeCup clock
-    with pytest.raises(ArenaError, match=r"no tw_rl-9\.9\.py or tw_rl-9\.9\.cpp; releases here: 0\.1"):
+    with pytest.raises(RatingError, match=r"no tw_rl-9\.9\.py or tw_rl-9\.9\.cpp; releases here: 0\.1"):
         parse_player("release:9.9")
-    with pytest.raises(ArenaError, match="the clock must be positive"):
+    with pytest.raises(RatingError, match="the clock must be positive"):
         parse_player("release:0.1@0")
 
 
@@ -93,7 +93,7 @@ def test_a_cpp_release_is_compiled_once_and_plays_as_a_program(cpp_release, tmp_
     assert [game["fault"]["kind"] for game in lines] == ["pass", "pass"]
     recorded = {p["command"]: p["sha256"] for g in lines for p in (g["red"], g["white"])}
     assert recorded[f"{binary} --time 5"] == sha
-    # Imported into the arena, its games belong to the release (by its source's sha256), listed
+    # Imported into the rating results, its games belong to the release (by its source's sha256), listed
     # or not.
     for listed, name in (([], "prog:"), (parse_players(["rel=release:9.9@5"]), "rel")):
         with ResultsDB(tmp_path / f"r{len(listed)}.sqlite") as db:
@@ -108,7 +108,7 @@ def test_a_cpp_release_is_compiled_once_and_plays_as_a_program(cpp_release, tmp_
 def test_a_cpp_release_that_does_not_compile_is_one_line(cpp_release):
     cpp_release.write_text("int main( { return 0; }\n")
     with pytest.raises(
-        ArenaError, match=r"^player tw_rl-9\.9\.cpp: g\+\+ could not compile it: .*error"
+        RatingError, match=r"^player tw_rl-9\.9\.cpp: g\+\+ could not compile it: .*error"
     ) as err:
         parse_player("release:9.9")
     assert "\n" not in str(err.value)
@@ -117,7 +117,7 @@ def test_a_cpp_release_that_does_not_compile_is_one_line(cpp_release):
 def test_a_cpp_release_without_gxx_is_one_line(cpp_release, tmp_path, monkeypatch, capsys):
     monkeypatch.setenv("PATH", str(tmp_path))  # no g++ on it
     with pytest.raises(
-        ArenaError, match=r"tw_rl-9\.9\.cpp: cannot compile the C\+\+ release: g\+\+ is not installed"
+        RatingError, match=r"tw_rl-9\.9\.cpp: cannot compile the C\+\+ release: g\+\+ is not installed"
     ):
         parse_player("release:9.9")
     assert cli.main(["referee", "release:9.9", "release:9.9", "--games", "2"]) == 2
@@ -126,5 +126,5 @@ def test_a_cpp_release_without_gxx_is_one_line(cpp_release, tmp_path, monkeypatc
 
 def test_release_clocks_that_cannot_be_meant_are_one_error():
     for text, why in (("@0", "must be positive"), ("@-1", "must be positive"), ("@abc", "not a number")):
-        with pytest.raises(ArenaError, match=why):
+        with pytest.raises(RatingError, match=why):
             parse_player(f"release:0.1{text}")

@@ -1,5 +1,5 @@
 """Worked example: a new player kind (``example_kind.py``), registered at test time and then
-usable everywhere a player is: the player language, the arena (batched and refereed, where it is
+usable everywhere a player is: the player language, the rating run (batched and refereed, where it is
 served as a program in another process), the results database and the head-to-head."""
 
 from __future__ import annotations
@@ -12,13 +12,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tw_rl.config import EvaluateConfig, HeadToHeadConfig
+from tw_rl.config import HeadToHeadConfig, RatingConfig
 from tw_rl.core.rules import Rules
 from tw_rl.rating import kinds
-from tw_rl.rating.evaluation import run_evaluation
 from tw_rl.rating.games import play_referee_game
 from tw_rl.rating.head_to_head import head_to_head
-from tw_rl.rating.player_specs import ArenaError, parse_player, usage
+from tw_rl.rating.player_specs import RatingError, parse_player, usage
+from tw_rl.rating.rating_run import run_rating
 from tw_rl.rating.results_db import ResultsDB
 from tw_rl.training.match import balanced_slots
 
@@ -38,16 +38,16 @@ def example():
 
 
 def test_without_registration_the_kind_is_unknown():
-    with pytest.raises(ArenaError, match="'first' is not understood"):
+    with pytest.raises(RatingError, match="'first' is not understood"):
         parse_player("first")
 
 
-def test_a_new_kind_plays_in_the_arena_and_is_stored_under_its_own_name(example, tmp_path):
+def test_a_new_kind_plays_in_a_rating_run_and_is_stored_under_its_own_name(example, tmp_path):
     assert "first[:NOTE]" in usage()
     spec = parse_player("first")[0]
     assert (spec.kind, spec.name, spec.in_process) == ("first", "first", True)
     assert parse_player("f2=first:again")[0].name == "f2"
-    cfg = EvaluateConfig(
+    cfg = RatingConfig(
         players=["first", "random"],
         games=4,
         db=str(tmp_path / "r.sqlite"),
@@ -56,7 +56,7 @@ def test_a_new_kind_plays_in_the_arena_and_is_stored_under_its_own_name(example,
         tensorboard=False,
         batch_size=4,
     )
-    result = run_evaluation(cfg, log=lambda line: None)
+    result = run_rating(cfg, log=lambda line: None)
     assert result.played == 4 and "first" in result.ratings
     with ResultsDB(cfg.db) as db:
         assert {p.name: p.kind for p in db.players()}["first"] == "first"

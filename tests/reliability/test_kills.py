@@ -1,11 +1,11 @@
-"""Kills at every stage (issue 15): a training run, ``tw-rl evaluate`` and ``tw-rl export --run``
+"""Kills at every stage (issue 15): a training run, ``tw-rl rate`` and ``tw-rl export --run``
 are SIGKILLed and started again; nothing is lost, counted twice or left half-written.
 
 The machinery is ``tw_rl.reliability.kills`` and its audits (``scripts/kill_test.py`` runs longer
 series by hand and installs a training kill point in the child). The normal
 suite kills a tiny training run at four chosen points (half-way through a shard, a checkpoint
 written but not yet renamed, between the two arena matches, half-way through a metrics line);
-``-m slow`` adds random kills of training, evaluation and export.
+``-m slow`` adds random kills of training, rating and export.
 """
 
 from __future__ import annotations
@@ -54,9 +54,9 @@ def test_training_survives_random_kills(tmp_path):
 
 
 @pytest.mark.slow
-def test_evaluate_survives_kills(tmp_path):
+def test_rating_survives_kills(tmp_path):
     lines = []
-    problems = kills.kill_evaluate(tmp_path, 6, random.Random(15), games=24, log=lines.append)
+    problems = kills.kill_rate(tmp_path, 6, random.Random(15), games=24, log=lines.append)
     assert problems == [], "\n".join(lines)
 
 

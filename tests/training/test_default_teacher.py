@@ -1,5 +1,5 @@
 """The teacher shipped in the package: loads without pickle, plays legal games, and is what
-``default`` means for the arena, the export and ``init_from``."""
+``default`` means for the rating, the export and ``init_from``."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""Self-play and arena games on Ray: a local Ray run of the debug preset, a worker killed mid-run,
-arena games as Ray tasks; and, without Ray, worker-named shards and the config checks."""
+"""Self-play and rating games on Ray: a local Ray run of the debug preset, a worker killed mid-run,
+rating games as Ray tasks; and, without Ray, worker-named shards and the config checks."""
 
 from __future__ import annotations
 
@@ -209,7 +209,7 @@ def overlapped_on_ray(run_dir, generations: int):
     cfg.selfplay.overlap_workers = 2
     cfg.learner.steps_per_generation = 3
     cfg.learner.sample_reuse = 2.0
-    cfg.eval.every = 0
+    cfg.arena.every = 0
     return cfg
 
 
@@ -279,19 +279,19 @@ def test_an_overlapped_actor_that_fails_stops_the_run_in_one_line(tmp_path, loca
     assert "\n" not in str(caught.value)
 
 
-def test_arena_games_run_as_ray_tasks(tmp_path, capsys, local_ray):
+def test_rating_games_run_as_ray_tasks(tmp_path, capsys, local_ray):
     run = tmp_path / "run"  # one untrained checkpoint of the tiny net
     torch.manual_seed(0)
     learner = Learner(build_net(tiny_config(run, 1).net, 6), RULES, LearnerConfig(), torch.device("cpu"))
     save_checkpoint(run / "checkpoints", 0, learner.checkpoint(0, {}))
     db = tmp_path / "arena" / "results.sqlite"
-    args = ["evaluate", "--players", f"ckpt:{run}/checkpoints@1", "greedy", "--games", "12"]
+    args = ["rate", "--players", f"ckpt:{run}/checkpoints@1", "greedy", "--games", "12"]
     args += ["--batch-size", "2", "--jobs", "2", "--ray-address", "local", "--threads", "1"]
     args += ["--db", str(db), "--out", str(tmp_path / "arena"), "--no-progress", "--no-tensorboard"]
     assert cli.main(args) == 0
     out = capsys.readouterr().out
     assert "12 games played, 12 stored" in out and "run/g0@1" in out and "greedy" in out
-    assert local_ray.is_initialized()  # the evaluation used the Ray it found and left it running
+    assert local_ray.is_initialized()  # the rating run used the Ray it found and left it running
     with sqlite3.connect(db) as conn:
         conn.row_factory = sqlite3.Row
         rows = conn.execute("SELECT * FROM games ORDER BY id").fetchall()

@@ -9,7 +9,7 @@ from tw_rl.core.baselines import BASELINES
 from tw_rl.core.rules import Rules
 from tw_rl.core.state import RED, WHITE
 from tw_rl.training.match import (
-    ArenaGame,
+    MatchGame,
     MatchScore,
     Slot,
     balanced_slots,
@@ -71,7 +71,7 @@ def test_the_score_counts_colours_and_the_codecup_points_of_each_game():
 
 def test_wins_by_colour_and_the_points_of_hand_made_games():
     def game(red, winner, points):
-        return ArenaGame(Slot(red, "b" if red == "a" else "a", 1, 2), [], winner, points, "end rule")
+        return MatchGame(Slot(red, "b" if red == "a" else "a", 1, 2), [], winner, points, "end rule")
 
     games = [game("a", RED, (230, 110)), game("b", RED, (225, 112)), game("a", 0, (118, 118))]
     score = match_score(games, "a")

@@ -38,7 +38,7 @@ def overlapped(run_dir, generations: int):
     cfg.selfplay.overlap_workers = 1
     cfg.learner.steps_per_generation = 3
     cfg.learner.sample_reuse = 2.0
-    cfg.eval.opponents = ["random"]
+    cfg.arena.opponents = ["random"]
     return cfg
 
 

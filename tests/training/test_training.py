@@ -15,11 +15,11 @@ import torch
 from helpers import random_positions, tiny_train_config
 
 from tw_rl.config import (
+    ArenaConfig,
     ConfigError,
     LearnerConfig,
     NetConfig,
     TrainConfig,
-    TrainingEvalConfig,
 )
 from tw_rl.core.encode import encode, symmetry_actions, symmetry_cells
 from tw_rl.core.mcts import BatchedMCTS, SearchConfig
@@ -235,7 +235,7 @@ def test_losses_fall_below_marks():
 def tiny_config(run_dir, generations: int) -> TrainConfig:
     return tiny_train_config(
         run_dir,
-        eval=TrainingEvalConfig(every=1, games=2, simulations=2, opponents=["random", "previous"]),
+        arena=ArenaConfig(every=1, games=2, simulations=2, opponents=["random", "previous"]),
         generations=generations,
     )
 
@@ -418,7 +418,7 @@ def test_a_shard_of_another_board_size_or_version_is_refused(tmp_path):
 @pytest.mark.parametrize(
     "change,message",
     [
-        (lambda c: setattr(c.eval, "opponents", ["randm"]), "eval.opponents"),
+        (lambda c: setattr(c.arena, "opponents", ["randm"]), "arena.opponents"),
         (lambda c: setattr(c.board, "size", 7), "board size"),
         (lambda c: setattr(c.search, "root", "uct"), "search.root"),
         (lambda c: setattr(c.search, "simulations", 0), "search.simulations"),

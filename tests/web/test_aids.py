@@ -195,9 +195,9 @@ def test_the_bot_spends_its_seconds_over_the_game_not_a_move():
     [("30", 30.0), ("0.5", 0.5), (".5", 0.5), ("2.", 2.0), ("0.1234567", 0.1234567)]
     + [(tail, None) for tail in ("1e2", "inf", "nan", "5m", " 5", "1_0", "+5", "\u0663", "")],
 )
-def test_bot_at_seconds_is_the_arenas_clock_syntax_with_the_pages_range(tail, seconds):
-    """bot@S reads S as the arena's NAME@SECONDS does (``split_clock``, one definition); what the
-    arena cannot read the page refuses as not a plain number."""
+def test_bot_at_seconds_is_the_ratings_clock_syntax_with_the_pages_range(tail, seconds):
+    """bot@S reads S as the rating's NAME@SECONDS does (``split_clock``, one definition); what the
+    rating cannot read the page refuses as not a plain number."""
     if seconds is None:
         with pytest.raises(ValueError):
             split_clock(f"bot@{tail}", 30.0)
@@ -211,7 +211,7 @@ def test_bot_at_seconds_is_the_arenas_clock_syntax_with_the_pages_range(tail, se
 def test_bot_at_seconds_outside_the_pages_range_is_the_pages_message():
     assert parse_bot("bot").seconds == 30.0 and parse_bot("bot@300").seconds == 300.0
     with pytest.raises(BotError, match="plain number"):
-        parse_bot("bot@3@4")  # the arena's name "bot@3" on a 4 s clock; not the page's bot
+        parse_bot("bot@3@4")  # the rating's name "bot@3" on a 4 s clock; not the page's bot
     for tail in ("0", "-1", "0.09", "300.5", "9" * 400):
         with pytest.raises(BotError, match="the bot's clock is 0.1 to 300 s for the whole game"):
             parse_bot(f"bot@{tail}")

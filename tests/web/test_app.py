@@ -195,7 +195,7 @@ def test_a_damaged_checkpoint_as_the_bot_is_refused_and_the_server_goes_on(tmp_p
 def test_every_page_bot_is_a_player_of_the_one_protocol():
     """Behind ``Bot.choose`` each opponent is a player ``(rules, state, rng) -> actions [B]``:
     on a batch of games it answers a legal action in each (the CodeCup bot through its adapter,
-    the baselines from the arena's player kinds)."""
+    the baselines from the rating's player kinds)."""
     rules = Rules(6)
     rng = np.random.default_rng(2)
     state = rules.init(3, rng)
@@ -392,5 +392,5 @@ def test_serve_help_says_what_bot_at_seconds_means(capsys):
     except SystemExit:
         pass  # argparse's exit, where the CLI does not catch it
     text = " ".join(capsys.readouterr().out.split())
-    assert "CodeCup bot with 30 s for the whole game, as the arena's NAME@SECONDS" in text
+    assert "CodeCup bot with 30 s for the whole game, as the rating's NAME@SECONDS" in text
     assert "clients cannot name files" in text and "needs the printed token" in text

@@ -22,7 +22,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         "serve",
         help="a local web page: play the bot, replay and study games",
         description="Start a local web server and print its address. The page plays against the bot "
-        "(any board size and rules), opens the games of an arena results database or a record "
+        "(any board size and rules), opens the games of a rating results database or a record "
         "file, and shows a checkpoint's policy (a heat map) and value at every ply. It answers only "
         "to the names it serves (loopback by default); beyond loopback it prints an address with a "
         "random token and refuses requests without it.",
@@ -53,7 +53,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         metavar="FILE",
         action="append",
         default=[],
-        help="an arena results database whose games the page lists, by its file name (repeatable)",
+        help="a rating results database whose games the page lists, by its file name (repeatable)",
     )
     parser.add_argument(
         "--checkpoint",
@@ -68,7 +68,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         "--bot",
         default=None,
         help=f"the bot a new game starts with: {SYNTAX} (default {DEFAULT_BOT}: the CodeCup bot with "
-        f"{DEFAULT_GAME_SECONDS:g} s for the whole game, as the arena's NAME@SECONDS, shared over its "
+        f"{DEFAULT_GAME_SECONDS:g} s for the whole game, as the rating's NAME@SECONDS, shared over its "
         "moves by its own clock)",
     )
     parser.add_argument(

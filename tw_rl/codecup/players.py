@@ -1,4 +1,4 @@
-"""Players for the CodeCup protocol and the arena (standard library only).
+"""Players for the CodeCup protocol and the rating run (standard library only).
 
 Every player has ``choose(position, seconds_left=None) -> move`` (a cell index, or
 ``board.num_cells`` for the pass) and returns a legal move of ``position``; it must not change

@@ -1,7 +1,7 @@
 """Batched baseline players on the numpy engine: ``random`` and ``greedy``.
 
 The same anchors as the CodeCup programs in ``tw_rl.codecup.players``, but playing a whole
-batch of games per call, for in-process evaluation during training and in the arena.
+batch of games per call, for the arena of a training run and for rating runs.
 ``greedy`` plays the move after which the simulated territory margin (own cells - the
 other's) is largest, ties broken at random.
 """

@@ -3,7 +3,7 @@
 A player gets a batch of positions where it is to move (``State``, leading batch axis) and
 returns one action per game (``[B]`` int64; cells ``0..N-1``, ``N`` for the pass; finished
 games' actions are ignored). The batched baselines (``tw_rl.core.baselines``), the training
-checkpoints' search and raw policy, the arena's players and the environments' opponents all
+checkpoints' search and raw policy, the rating's players and the environments' opponents all
 have this shape; where another shape is wanted (the Gymnasium opponent's ``(observation, mask,
 rng)``, a CodeCup program's ``choose(position, seconds_left)``) a thin adapter wraps one.
 """

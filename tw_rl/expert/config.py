@@ -11,7 +11,7 @@ def _train_defaults() -> DistillConfig:
     # fine-tuning from the current student: fewer steps and a lower rate than a fresh distillation;
     # half of the policy and value targets are the teacher network's outputs (teacher_weight 0.5:
     # 128-72 over the search's own targets alone after 5 generations each, docs/expert.md)
-    return DistillConfig(steps=600, learning_rate=1e-3, teacher_weight=0.5, eval_every=200)
+    return DistillConfig(steps=600, learning_rate=1e-3, teacher_weight=0.5, holdout_every=200)
 
 
 @dataclass

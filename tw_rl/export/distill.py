@@ -159,7 +159,7 @@ def _tensors(batch: Prepared) -> dict[str, torch.Tensor]:
 
 
 @torch.no_grad()
-def evaluate_fit(net: StudentNet, data: Prepared, cfg: DistillConfig, batch: int = 1024) -> dict[str, float]:
+def score_fit(net: StudentNet, data: Prepared, cfg: DistillConfig, batch: int = 1024) -> dict[str, float]:
     """Mean losses of the student on prepared (un-augmented) data."""
     net.eval()
     sums: dict[str, float] = {}
@@ -175,7 +175,7 @@ class DistillResult:
     """A distilled student and how well it fits its targets."""
 
     net: StudentNet
-    train: dict[str, float]  # mean losses of the last eval_every steps (augmented batches)
+    train: dict[str, float]  # mean losses of the last holdout_every steps (augmented batches)
     holdout: dict[str, float]  # losses on the held-out samples ({} without any)
     first: dict[str, float]  # losses of the first step
     holdout_data: Prepared | None
@@ -227,7 +227,7 @@ def distill(
         optimizer, lambda s: 0.05 + 0.95 * 0.5 * (1 + math.cos(math.pi * min(s, cfg.steps) / cfg.steps))
     )
     bar = tqdm(total=cfg.steps, unit="step", dynamic_ncols=True, desc="distill", disable=not progress)
-    every = cfg.eval_every if cfg.eval_every > 0 else cfg.steps
+    every = cfg.holdout_every if cfg.holdout_every > 0 else cfg.steps
     window: dict[str, list[float]] = {}
     first: dict[str, float] = {}
     last_train: dict[str, float] = {}
@@ -250,7 +250,7 @@ def distill(
         if step % every == 0 or step == cfg.steps:
             last_train = {k: float(np.mean(v)) for k, v in window.items()}
             window = {}
-            scores = evaluate_fit(net, holdout, cfg) if holdout is not None else {}
+            scores = score_fit(net, holdout, cfg) if holdout is not None else {}
             _report(step, last_train, scores, schedule.get_last_lr()[0], writer, log)
         bar.update(1)
         if step % 20 == 0:

@@ -14,7 +14,7 @@ One module per concept, without import cycles:
 - ``games``: refereed games and stored games (batched games of in-process players are
   ``tw_rl.training.match``'s); ``schedule``: which pairing plays next;
 - ``referee_import``: ``tw-rl referee`` matches into the database;
-- ``evaluation``: the evaluation run (``run_evaluation``), with ``ray_games`` on a Ray cluster and
+- ``rating_run``: the rating run (``run_rating``), with ``ray_games`` on a Ray cluster and
   ``pictures`` of the ratings;
 - ``head_to_head``: one player against another, neither stored nor rated (``scripts/match.py``).
 """

@@ -1,10 +1,10 @@
-"""Arena games: refereed games and stored games.
+"""Rating games: refereed games and stored games.
 
 Games between two in-process players are played batched (``tw_rl.training.match.play_batch``,
-the one way to play in-process matches, with its ``Slot`` and ``ArenaGame``). A game with an outside
+the one way to play in-process matches, with its ``Slot`` and ``MatchGame``). A game with an outside
 program goes through the referee (``tw_rl.referee.game.play_game``); an in-process opponent then
 runs as a CodeCup-protocol program itself (``tw_rl.rating.serve``). A finished game becomes a
-row of the results database (``game_row``); a stored row becomes an ArenaGame again
+row of the results database (``game_row``); a stored row becomes an MatchGame again
 (``games_of``).
 """
 
@@ -14,7 +14,7 @@ import functools
 import shlex
 from collections.abc import Callable, Mapping, Sequence
 
-from tw_rl.config import EvaluateConfig
+from tw_rl.config import RatingConfig
 from tw_rl.core.notation import cell_name, parse_cell
 from tw_rl.core.rules import Rules
 from tw_rl.core.state import COLOUR_NAMES, RED, WHITE
@@ -24,7 +24,7 @@ from tw_rl.rating.serve import serve_argv
 from tw_rl.referee.game import play_game
 from tw_rl.referee.match import play_parallel
 from tw_rl.referee.process import Cancel, Program
-from tw_rl.training.match import ArenaGame, Slot
+from tw_rl.training.match import MatchGame, Slot
 
 # ------------------------------------------------------------------------ refereed games
 
@@ -48,7 +48,7 @@ def play_referee_game(
     seed: int,
     cancel: Cancel | None = None,
     memory_mb: int = 0,
-) -> ArenaGame:
+) -> MatchGame:
     """One game through the referee (in-process players are served as protocol programs);
     ``memory_mb`` > 0: each program's address-space limit."""
     result = play_game(
@@ -65,7 +65,7 @@ def play_referee_game(
     if result.fault is not None:
         f = result.fault
         fault = f"{f.kind} by {COLOUR_NAMES[f.colour]} at ply {f.ply}: {f.detail}"
-    return ArenaGame(slot, list(result.moves), int(result.winner), tuple(result.points), result.end, fault)
+    return MatchGame(slot, list(result.moves), int(result.winner), tuple(result.points), result.end, fault)
 
 
 def referee_slot_game(
@@ -77,7 +77,7 @@ def referee_slot_game(
     seed: int,
     cancel: Cancel | None = None,
     memory_mb: int = 0,
-) -> ArenaGame:
+) -> MatchGame:
     """Slot number ``k`` of a pairing through the referee, the players seeded from the pairing's
     seed, the opening and the colour (the same game wherever it is played)."""
     player_seed = (seed + 4 * slot.opening + 2 * (k % 2)) % 2**31  # white gets player_seed + 1
@@ -90,17 +90,17 @@ def play_referee_slots(
     rules: Rules,
     specs: Mapping[str, PlayerSpec],
     slots: Sequence[Slot],
-    cfg: EvaluateConfig,
+    cfg: RatingConfig,
     seed: int,
     cancel: Cancel,
-    store: Callable[[ArenaGame], None],
+    store: Callable[[MatchGame], None],
 ) -> None:
     """Play slots through the referee, ``cfg.jobs`` games at once; store each as it ends."""
     games = [
         functools.partial(referee_slot_game, rules, specs, k, slot, cfg.time, seed, cancel, cfg.memory)
         for k, slot in enumerate(slots)
     ]
-    play_parallel(games, cfg.jobs, cancel, store, "arena-game")
+    play_parallel(games, cfg.jobs, cancel, store, "rating-game")
 
 
 # ------------------------------------------------------------------------- stored games
@@ -116,7 +116,7 @@ def parse_moves(rules: Rules, text: str) -> list[int]:
     return [parse_cell(rules.grid, word) for word in text.split()]
 
 
-def game_row(game: ArenaGame, red_id: int, white_id: int, rules: Rules, seed: int, source: str) -> GameRow:
+def game_row(game: MatchGame, red_id: int, white_id: int, rules: Rules, seed: int, source: str) -> GameRow:
     """The results-database row of a finished game (the players by their database ids)."""
     grid = rules.grid
     return GameRow(
@@ -138,18 +138,18 @@ def game_row(game: ArenaGame, red_id: int, white_id: int, rules: Rules, seed: in
     )
 
 
-def arena_game(row: GameRow, names: Mapping[int, str], rules: Rules) -> ArenaGame:
-    """A stored game as an ArenaGame (``names``: player names by database id); ValueError for a
+def stored_game(row: GameRow, names: Mapping[int, str], rules: Rules) -> MatchGame:
+    """A stored game as an MatchGame (``names``: player names by database id); ValueError for a
     cell name that is not on the board."""
     red_start = parse_cell(rules.grid, row.red_start, allow_pass=False)
     white_start = parse_cell(rules.grid, row.white_start, allow_pass=False)
     slot = Slot(names[row.red], names[row.white], red_start, white_start, row.opening)
     winner = RED if row.result == 1.0 else WHITE if row.result == 0.0 else 0
     points = (row.red_points, row.white_points)
-    return ArenaGame(slot, parse_moves(rules, row.moves), winner, points, row.end_reason, row.fault)
+    return MatchGame(slot, parse_moves(rules, row.moves), winner, points, row.end_reason, row.fault)
 
 
-def games_of(db: ResultsDB, rules: Rules) -> list[ArenaGame]:
-    """The stored games of one board size as ArenaGames (for pictures and replays), oldest first."""
+def games_of(db: ResultsDB, rules: Rules) -> list[MatchGame]:
+    """The stored games of one board size as MatchGames (for pictures and replays), oldest first."""
     names = {p.id: p.name for p in db.players()}
-    return [arena_game(row, names, rules) for row in db.games(rules.size)]
+    return [stored_game(row, names, rules) for row in db.games(rules.size)]

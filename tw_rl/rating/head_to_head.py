@@ -3,9 +3,9 @@ e.g. a checkpoint against a baseline: the score with a 95% Wilson interval, the 
 as white, and CodeCup points per game.
 
 Openings are drawn as the judge draws them, each played twice with colours swapped
-(``tw_rl.training.match.play_match``); a player is any in-process player of the arena's language
+(``tw_rl.training.match.play_match``); a player is any in-process player of the player language
 (``random``, ``greedy``, ``mcts@N``, ``student:PATH``, ...) or a checkpoint file (searching with
-``simulations``, or its raw policy). The rated, stored evaluation is ``tw_rl.rating.evaluation``.
+``simulations``, or its raw policy). The rated, stored rating run is ``tw_rl.rating.rating_run``.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ import torch
 from tw_rl.config import HeadToHeadConfig
 from tw_rl.core.player import Player
 from tw_rl.core.rules import Rules
-from tw_rl.rating.kinds import ArenaError
+from tw_rl.rating.kinds import RatingError
 from tw_rl.rating.player_specs import make_player, parse_player
 from tw_rl.training.match import MatchScore, even_games, play_match
 
@@ -31,11 +31,9 @@ def named_player(name: str, rules: Rules, simulations: int) -> Player:
     text = f"ckpt:{name}@{simulations}" if ":" not in name and Path(name).is_file() else name
     specs = parse_player(text, simulations, rules.size)
     if len(specs) != 1:
-        raise ArenaError(f"{name}: a head-to-head plays one player, this is {len(specs)}")
+        raise RatingError(f"{name}: a head-to-head plays one player, this is {len(specs)}")
     if not specs[0].in_process:
-        raise ArenaError(
-            f"{name}: a head-to-head plays in-process players; a program plays in tw-rl evaluate"
-        )
+        raise RatingError(f"{name}: a head-to-head plays in-process players; a program plays in tw-rl rate")
     return make_player(specs[0], rules)
 
 
@@ -44,10 +42,10 @@ def head_to_head(cfg: HeadToHeadConfig, log: Callable[[str], None] = print) -> d
     swapped; the report (``MatchScore.to_json`` and the settings) as a JSON-ready dict.
 
     An odd ``games`` or ``batch`` is rounded up to whole openings, with a note in the log. A
-    checkpoint that cannot be read or is for another board size raises ``ArenaError``.
+    checkpoint that cannot be read or is for another board size raises ``RatingError``.
     """
     if cfg.games < 1 or cfg.batch < 1:
-        raise ArenaError(f"games and batch must be at least 1 (got {cfg.games} and {cfg.batch})")
+        raise RatingError(f"games and batch must be at least 1 (got {cfg.games} and {cfg.batch})")
     games, batch = even_games(cfg.games), even_games(cfg.batch)
     if games != cfg.games:
         log(f"note: {cfg.games} games rounded up to {games}: each opening is played twice, colours swapped")

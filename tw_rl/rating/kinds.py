@@ -1,6 +1,6 @@
-"""The seam of the arena's players: a player kind is one ``PlayerKind`` subclass and one ``register``.
+"""The seam of the rating's players: a player kind is one ``PlayerKind`` subclass and one ``register``.
 
-A kind says, in one place, everything the arena does with its players:
+A kind says, in one place, everything the rating room does with its players:
 
 - its spec syntax: the words before the colon (``ckpt`` in ``ckpt:PATH@N``; ``words``), or bare
   texts it claims (``random``, ``run/x.pt``; ``claims``), and its mapping form (``from_mapping``);
@@ -21,7 +21,7 @@ A kind whose ``parse`` returns specs of another kind is a spelling of that kind:
 ``release:`` make ``program`` specs (the bot and the frozen releases are outside programs).
 
 ``@`` after a clocked player is its clock, seconds a GAME (``seconds_suffix``); a number that
-cannot be meant (``@0``, ``@-1``, ``@abc``) is one ``ArenaError``.
+cannot be meant (``@0``, ``@-1``, ``@abc``) is one ``RatingError``.
 """
 
 from __future__ import annotations
@@ -40,7 +40,7 @@ from tw_rl.referee.process import Program
 from tw_rl.referee.releases import split_clock
 
 __all__ = [
-    "ArenaError",
+    "RatingError",
     "Context",
     "Player",
     "PlayerKind",
@@ -55,7 +55,7 @@ __all__ = [
 ]
 
 
-class ArenaError(ValueError):
+class RatingError(ValueError):
     """A bad player, setting or file: a one-line message for the user."""
 
 
@@ -101,7 +101,7 @@ class PlayerSpec:
 
 @dataclass(frozen=True)
 class Context:
-    """What a kind may need to know of the arena while parsing."""
+    """What a kind may need to know of the games to be played while parsing."""
 
     simulations: int = 64  # a checkpoint's search without @N
     size: int = 6  # the board played
@@ -115,22 +115,22 @@ class PlayerKind:
     syntax: str = ""  # one line of the usage text, e.g. "ckpt:PATH[@N]"
     summary: str = ""  # what the player is and what the syntax's parts mean, for help texts
     in_process: bool = True  # build() a batched player; False: program() for the referee
-    uses_torch: bool = False  # its in-process players run torch (the arena sets its thread count)
+    uses_torch: bool = False  # its in-process players run torch (the rating run sets its thread count)
     curve: bool = False  # Elo pictures: a curve over training (checkpoints), else a reference line
 
     def claims(self, text: str) -> bool:
         """Whether a text without a known ``WORD:`` is this kind's (then ``parse(text)``)."""
         return False
 
-    def parse(self, text: str, name: str, arena: Context) -> list[PlayerSpec]:
+    def parse(self, text: str, name: str, context: Context) -> list[PlayerSpec]:
         """The specs of the text after ``WORD:`` (or of a claimed text); ``name``: the display
-        name asked for ("" for the kind's own); ``arena``: the arena's defaults."""
+        name asked for ("" for the kind's own); ``context``: the defaults of the games to be played."""
         raise NotImplementedError
 
-    def from_mapping(self, item: Mapping, name: str, arena: Context) -> list[PlayerSpec]:
+    def from_mapping(self, item: Mapping, name: str, context: Context) -> list[PlayerSpec]:
         """The mapping form (``{kind: ..., path: ..., name: ...}``); by default its ``spec``
         key is parsed as the text after the word."""
-        return self.parse(str(item.get("spec", item.get("path", ""))), name, arena)
+        return self.parse(str(item.get("spec", item.get("path", ""))), name, context)
 
     def identity(self, spec: PlayerSpec) -> Identity:
         """What makes two players of this kind the same player (default: the file and options)."""
@@ -138,11 +138,11 @@ class PlayerKind:
 
     def build(self, spec: PlayerSpec, rules: Rules, device: str = "cpu") -> Player:
         """The batched in-process player of a spec."""
-        raise ArenaError(f"{spec.name}: a {spec.kind} player cannot play in-process")
+        raise RatingError(f"{spec.name}: a {spec.kind} player cannot play in-process")
 
     def program(self, spec: PlayerSpec) -> Program:
         """The program the referee runs for a spec of an outside kind."""
-        raise ArenaError(f"{spec.name}: a {spec.kind} player is not a program")
+        raise RatingError(f"{spec.name}: a {spec.kind} player is not a program")
 
 
 _KINDS: dict[str, PlayerKind] = {}  # by name
@@ -189,7 +189,7 @@ def kind_for_word(word: str) -> PlayerKind | None:
 def kind_of(spec: PlayerSpec) -> PlayerKind:
     kind = _KINDS.get(spec.kind)
     if kind is None:
-        raise ArenaError(f"{spec.name}: unknown player kind {spec.kind!r}")
+        raise RatingError(f"{spec.name}: unknown player kind {spec.kind!r}")
     return kind
 
 
@@ -209,7 +209,7 @@ def seconds_suffix(text: str, label: str, default: float = DEFAULT_BUDGET) -> tu
     try:
         return split_clock(text, default)
     except ValueError as err:
-        raise ArenaError(f"player {label}: {err}") from None
+        raise RatingError(f"player {label}: {err}") from None
 
 
 def count_suffix(
@@ -223,5 +223,5 @@ def count_suffix(
         return head, 0
     if not tail.isdigit() or int(tail) < least:
         extra = " or raw" if raw else ""
-        raise ArenaError(f"player {label}: @{tail}: {what} must be a whole number >= {least}{extra}")
+        raise RatingError(f"player {label}: @{tail}: {what} must be a whole number >= {least}{extra}")
     return head, int(tail)

@@ -1,10 +1,10 @@
-"""The arena's built-in player kinds, each defined once (the seam is ``tw_rl.rating.kinds``).
+"""The built-in player kinds, each defined once (the seam is ``tw_rl.rating.kinds``).
 
 - ``random``, ``greedy``, ``mcts[@N]`` (``baseline``): the batched baselines of
   ``tw_rl.core.baselines`` and the standard-library UCT player (N playouts a move, default 200);
 - ``ckpt:PATH[@N]`` (``checkpoint``): training checkpoints, PATH a file, a folder (a run folder or
   its ``checkpoints/``), a glob, or ``default`` (the shipped teacher); N simulations a move
-  (default: the arena's ``simulations``; ``@0`` or ``@raw``: the raw policy's best move);
+  (default: the rating run's ``simulations``; ``@0`` or ``@raw``: the raw policy's best move);
 - ``student:PATH`` (``student``): the raw policy of a student weights file, in-process;
 - ``program:COMMAND`` (``program``): an outside program speaking the CodeCup protocol;
 - ``weights:PATH[@SECONDS]``: the CodeCup bot with a weights file (``default``: the shipped
@@ -31,11 +31,11 @@ from tw_rl.core.baselines import BASELINES
 from tw_rl.core.rules import Rules
 from tw_rl.files import file_sha256
 from tw_rl.rating.kinds import (
-    ArenaError,
     Context,
     Player,
     PlayerKind,
     PlayerSpec,
+    RatingError,
     count_suffix,
     register,
     seconds_suffix,
@@ -58,26 +58,26 @@ class Baseline(PlayerKind):
     def claims(self, text: str) -> bool:
         return text.split("@")[0] in BASELINE_NAMES
 
-    def parse(self, text: str, name: str, arena: Context) -> list[PlayerSpec]:
+    def parse(self, text: str, name: str, context: Context) -> list[PlayerSpec]:
         label, tail = split_suffix(text)
         if label != "mcts" and tail is not None:
-            raise ArenaError(f"player {text!r}: only mcts takes @PLAYOUTS (e.g. mcts@200)")
+            raise RatingError(f"player {text!r}: only mcts takes @PLAYOUTS (e.g. mcts@200)")
         if label == "mcts":
             _, playouts = count_suffix(text, text, "playouts a move", DEFAULT_PLAYOUTS, 1)
             return [self.spec("mcts", playouts, name)]
         return [self.spec(label, 0, name)]
 
-    def from_mapping(self, item: Mapping, name: str, arena: Context) -> list[PlayerSpec]:
+    def from_mapping(self, item: Mapping, name: str, context: Context) -> list[PlayerSpec]:
         return [self.spec(str(item.get("label", "")), int(item.get("playouts", 0)), name)]
 
     def spec(self, label: str, playouts: int, name: str) -> PlayerSpec:
         if label not in BASELINE_NAMES:
-            raise ArenaError(f"unknown baseline {label!r}; one of {', '.join(BASELINE_NAMES)}")
+            raise RatingError(f"unknown baseline {label!r}; one of {', '.join(BASELINE_NAMES)}")
         if label != "mcts":
             return PlayerSpec(self.name, name or label, {"label": label})
         playouts = playouts or DEFAULT_PLAYOUTS
         if playouts < 1:
-            raise ArenaError(f"mcts needs at least 1 playout, got {playouts}")
+            raise RatingError(f"mcts needs at least 1 playout, got {playouts}")
         return PlayerSpec(self.name, name or f"mcts@{playouts}", {"label": "mcts", "playouts": playouts})
 
     def identity(self, spec: PlayerSpec) -> Identity:
@@ -106,20 +106,20 @@ class Checkpoint(PlayerKind):
     def claims(self, text: str) -> bool:
         return text.endswith(".pt") or any(ch in text for ch in "*?[") or Path(text).is_dir()
 
-    def parse(self, text: str, name: str, arena: Context) -> list[PlayerSpec]:
-        path, sims = count_suffix(text, text, "simulations a move", arena.simulations, 0, raw=True)
+    def parse(self, text: str, name: str, context: Context) -> list[PlayerSpec]:
+        path, sims = count_suffix(text, text, "simulations a move", context.simulations, 0, raw=True)
         return self.specs(path, sims, name)
 
-    def from_mapping(self, item: Mapping, name: str, arena: Context) -> list[PlayerSpec]:
-        return self.specs(str(item.get("path", "")), int(item.get("simulations", arena.simulations)), name)
+    def from_mapping(self, item: Mapping, name: str, context: Context) -> list[PlayerSpec]:
+        return self.specs(str(item.get("path", "")), int(item.get("simulations", context.simulations)), name)
 
     def specs(self, pattern: str, simulations: int, name: str = "") -> list[PlayerSpec]:
         """One checkpoint player per file of ``pattern``; a name fits one file only."""
         if simulations < 0:
-            raise ArenaError(f"player ckpt:{pattern}: simulations must be >= 0")
+            raise RatingError(f"player ckpt:{pattern}: simulations must be >= 0")
         files = checkpoint_files(pattern)
         if name and len(files) > 1:
-            raise ArenaError(f"player {name}: a name fits one checkpoint, {pattern} has {len(files)}")
+            raise RatingError(f"player {name}: a name fits one checkpoint, {pattern} has {len(files)}")
         return [checkpoint_spec(f, simulations, name) for f in files]
 
     def identity(self, spec: PlayerSpec) -> Identity:
@@ -138,8 +138,8 @@ class Student(PlayerKind):
     summary = "the raw policy of a student weights file"
     uses_torch = True
 
-    def parse(self, text: str, name: str, arena: Context) -> list[PlayerSpec]:
-        weights, size = weights_file(text, f"student:{text}", arena.size)
+    def parse(self, text: str, name: str, context: Context) -> list[PlayerSpec]:
+        weights, size = weights_file(text, f"student:{text}", context.size)
         return [
             PlayerSpec(
                 self.name, name or f"{weights.stem}@raw", {}, file_sha256(weights), str(weights), size=size
@@ -162,10 +162,10 @@ class OutsideProgram(PlayerKind):
     summary = "an outside program speaking the CodeCup protocol"
     in_process = False
 
-    def parse(self, text: str, name: str, arena: Context) -> list[PlayerSpec]:
+    def parse(self, text: str, name: str, context: Context) -> list[PlayerSpec]:
         return [program_spec(text, name)]
 
-    def from_mapping(self, item: Mapping, name: str, arena: Context) -> list[PlayerSpec]:
+    def from_mapping(self, item: Mapping, name: str, context: Context) -> list[PlayerSpec]:
         return [program_spec(str(item.get("command", "")), name)]
 
     def identity(self, spec: PlayerSpec) -> Identity:
@@ -175,7 +175,7 @@ class OutsideProgram(PlayerKind):
         try:
             parsed = Program.parse(spec.name, spec.options["command"])
         except RefereeError as err:
-            raise ArenaError(str(err)) from None
+            raise RatingError(str(err)) from None
         return Program(parsed.name, parsed.command, parsed.argv, spec.sha256 or parsed.sha256)
 
 
@@ -190,21 +190,21 @@ class Weights(PlayerKind):
         "a clock of SECONDS a game"
     )
 
-    def parse(self, text: str, name: str, arena: Context) -> list[PlayerSpec]:
+    def parse(self, text: str, name: str, context: Context) -> list[PlayerSpec]:
         path, seconds = seconds_suffix(text, f"weights:{text}")
         if path == "none":
             weights_args: tuple[str, ...] = ("--no-weights",)
             default = f"bot-noweights@{seconds:g}s"
         else:
-            weights, _ = weights_file(path, f"weights:{text}", arena.size)
+            weights, _ = weights_file(path, f"weights:{text}", context.size)
             weights_args = ("--weights", str(weights))
             default = f"bot+{weights.stem}@{seconds:g}s"
-        board = () if arena.size == CODECUP_SIZE else ("--size", str(arena.size))  # 6: as it always was
+        board = () if context.size == CODECUP_SIZE else ("--size", str(context.size))  # 6: as it always was
         argv = (sys.executable, "-m", "tw_rl.codecup", *weights_args, *board, "--time", f"{seconds:g}")
         return [program_spec(shlex.join(argv), name or default)]
 
-    def from_mapping(self, item: Mapping, name: str, arena: Context) -> list[PlayerSpec]:
-        return self.parse(with_seconds(str(item.get("path", "")), item), name, arena)
+    def from_mapping(self, item: Mapping, name: str, context: Context) -> list[PlayerSpec]:
+        return self.parse(with_seconds(str(item.get("path", "")), item), name, context)
 
 
 class Release(PlayerKind):
@@ -215,12 +215,12 @@ class Release(PlayerKind):
     syntax = "release:VERSION[@SECONDS]"
     summary = "a frozen release of baselines/ on a clock of SECONDS a game"
 
-    def parse(self, text: str, name: str, arena: Context) -> list[PlayerSpec]:
+    def parse(self, text: str, name: str, context: Context) -> list[PlayerSpec]:
         version, seconds = seconds_suffix(text, f"release:{text}")
         try:
             found = release(version)
         except ReleaseError as err:
-            raise ArenaError(f"player {err}") from None
+            raise RatingError(f"player {err}") from None
         command = shlex.join(found.command(seconds))
         return [
             PlayerSpec(
@@ -228,8 +228,8 @@ class Release(PlayerKind):
             )
         ]
 
-    def from_mapping(self, item: Mapping, name: str, arena: Context) -> list[PlayerSpec]:
-        return self.parse(with_seconds(str(item.get("version", "")), item), name, arena)
+    def from_mapping(self, item: Mapping, name: str, context: Context) -> list[PlayerSpec]:
+        return self.parse(with_seconds(str(item.get("version", "")), item), name, context)
 
 
 # ------------------------------------------------------------------------- helpers
@@ -247,7 +247,7 @@ def checkpoint_files(pattern: str) -> list[Path]:
 
     if pattern == "default":  # the shipped teacher
         if not DEFAULT_TEACHER.is_file():
-            raise ArenaError(f"the shipped teacher {DEFAULT_TEACHER} is missing from this install")
+            raise RatingError(f"the shipped teacher {DEFAULT_TEACHER} is missing from this install")
         return [DEFAULT_TEACHER]
     path = Path(pattern).expanduser()
     if any(ch in pattern for ch in "*?["):
@@ -258,10 +258,10 @@ def checkpoint_files(pattern: str) -> list[Path]:
     elif path.is_file():
         files = [path]
     else:
-        raise ArenaError(f"no checkpoint file, folder or glob matches {pattern!r}")
+        raise RatingError(f"no checkpoint file, folder or glob matches {pattern!r}")
     files = [f for f in files if f.is_file()]
     if not files:
-        raise ArenaError(f"no checkpoint files in {pattern!r}")
+        raise RatingError(f"no checkpoint files in {pattern!r}")
 
     def order(p: Path):
         m = CHECKPOINT_PATTERN.search(p.name)
@@ -278,7 +278,7 @@ def checkpoint_spec(path: str | Path, simulations: int, name: str = "") -> Playe
     try:
         payload = load_checkpoint(path)
     except CheckpointError as err:
-        raise ArenaError(str(err)) from None
+        raise RatingError(str(err)) from None
     parent = path.resolve().parent
     run_dir = str(parent.parent) if parent.name == "checkpoints" else ""  # the run above checkpoints/
     generation = int(payload.get("generation", -1))
@@ -301,13 +301,13 @@ def program_spec(command: str, name: str = "") -> PlayerSpec:
     """An outside program: its command line, named after it unless ``name`` is given."""
     command = command.strip()
     if not command:
-        raise ArenaError("program: the command is empty")
+        raise RatingError("program: the command is empty")
     try:
         argv = shlex.split(command)
     except ValueError as err:
-        raise ArenaError(f"program: cannot split {command!r}: {err}") from None
+        raise RatingError(f"program: cannot split {command!r}: {err}") from None
     if shutil.which(argv[0]) is None:
-        raise ArenaError(f"program: no such program {argv[0]!r} (command {command!r})")
+        raise RatingError(f"program: no such program {argv[0]!r} (command {command!r})")
     default = "prog:" + " ".join(a for a in argv if not a.startswith("-") and "python" not in a)[:40]
     sha = script_sha256(tuple(argv)) or cached_sha(argv[0])  # a C++ release: its source's
     return PlayerSpec("program", name or default, {"command": command}, sha)
@@ -319,11 +319,11 @@ def weights_file(path: str, label: str, size: int) -> tuple[Path, int]:
     if path == "default":
         path = default_weights(size)
         if path is None:
-            raise ArenaError(f"player {label}: no student is shipped for the size-{size} board")
+            raise RatingError(f"player {label}: no student is shipped for the size-{size} board")
     try:
         weights = read_weights(path)
     except WeightsError as err:
-        raise ArenaError(f"player {label}: {err}") from None
+        raise RatingError(f"player {label}: {err}") from None
     return Path(path).resolve(), weights.board_size
 
 

@@ -1,4 +1,4 @@
-"""Player specs: the arena's player language, parsed into PlayerSpecs (who plays, not how).
+"""Player specs: the player language, parsed into PlayerSpecs (who plays, not how).
 
 A player is a string or a mapping. The string is ``[NAME=]WORD:REST`` for a kind spelt ``WORD``,
 or a bare text a kind claims (``random``, ``mcts@50``, ``runs/x/checkpoints``); the mapping has
@@ -18,13 +18,13 @@ from collections.abc import Mapping, Sequence
 from tw_rl.core.player import Player
 from tw_rl.core.rules import Rules
 from tw_rl.rating import player_kinds
-from tw_rl.rating.kinds import ArenaError, Context, PlayerSpec, kind_for_word, kind_named, kind_of, kinds
+from tw_rl.rating.kinds import Context, PlayerSpec, RatingError, kind_for_word, kind_named, kind_of, kinds
 from tw_rl.referee.releases import releases_dir
 
 __all__ = [
     "BASELINE_NAMES",
     "RELEASES_DIR",
-    "ArenaError",
+    "RatingError",
     "PlayerSpec",
     "checkpoint_spec",
     "make_player",
@@ -48,18 +48,18 @@ def usage() -> str:
 
 
 def syntax_help() -> str:
-    """Every registered kind's syntax with its summary, for help texts (``tw-rl evaluate``)."""
+    """Every registered kind's syntax with its summary, for help texts (``tw-rl rate``)."""
     parts = [f"{k.syntax} ({k.summary})" if k.summary else k.syntax for k in kinds() if k.syntax]
     return "; ".join(parts) + "; NAME=... names a player"
 
 
-def _from_mapping(item: Mapping, arena: Context) -> list[PlayerSpec]:
+def _from_mapping(item: Mapping, context: Context) -> list[PlayerSpec]:
     word = str(item.get("kind", ""))
     kind = kind_named(word) or kind_for_word(word)
     if kind is None:
         names = sorted({w for k in kinds() for w in (k.name, *k.words)})
-        raise ArenaError(f"player {dict(item)}: kind must be one of {', '.join(names)}")
-    return kind.from_mapping(item, str(item.get("name", "") or ""), arena)
+        raise RatingError(f"player {dict(item)}: kind must be one of {', '.join(names)}")
+    return kind.from_mapping(item, str(item.get("name", "") or ""), context)
 
 
 def _split_name(text: str) -> tuple[str, str]:
@@ -69,29 +69,29 @@ def _split_name(text: str) -> tuple[str, str]:
     if not eq or ":" in head or not ((colon and kind_for_word(word)) or any(k.claims(rest) for k in kinds())):
         return "", text
     if not _NAME.fullmatch(head):
-        raise ArenaError(f"player {text!r}: the name {head!r} may only use letters, digits and _ . + - / ~")
+        raise RatingError(f"player {text!r}: the name {head!r} may only use letters, digits and _ . + - / ~")
     return head, rest
 
 
-def _from_text(text: str, arena: Context) -> list[PlayerSpec]:
+def _from_text(text: str, context: Context) -> list[PlayerSpec]:
     name, text = _split_name(text)
     word, colon, rest = text.partition(":")
     kind = kind_for_word(word) if colon else None
     if kind is not None:
-        return kind.parse(rest, name, arena)
+        return kind.parse(rest, name, context)
     for kind in kinds():
         if kind.claims(text):
-            return kind.parse(text, name, arena)
-    raise ArenaError(f"player {text!r} is not understood; {usage()}")
+            return kind.parse(text, name, context)
+    raise RatingError(f"player {text!r} is not understood; {usage()}")
 
 
 def parse_player(item: str | Mapping, simulations: int = 64, size: int = 6) -> list[PlayerSpec]:
     """The players one list entry stands for (a checkpoint glob may stand for many);
-    ``simulations``: a checkpoint's search without @N; ``size``: the arena's board."""
-    arena = Context(simulations, size)
+    ``simulations``: a checkpoint's search without @N; ``size``: the board of the games."""
+    context = Context(simulations, size)
     if isinstance(item, Mapping):
-        return _from_mapping(item, arena)
-    return _from_text(str(item).strip(), arena)
+        return _from_mapping(item, context)
+    return _from_text(str(item).strip(), context)
 
 
 def parse_players(items: Sequence[str | Mapping], simulations: int = 64, size: int = 6) -> list[PlayerSpec]:

@@ -19,7 +19,7 @@ from tw_rl.core.rules import Rules
 from tw_rl.core.state import State
 from tw_rl.export.student import torch_outputs
 from tw_rl.export.weights_file import load_student
-from tw_rl.rating.kinds import ArenaError
+from tw_rl.rating.kinds import RatingError
 from tw_rl.scalar_position import state_position
 from tw_rl.training.checkpoint import CheckpointError, load_net
 from tw_rl.training.match import raw_policy_player, search_player
@@ -47,9 +47,9 @@ def checkpoint_player(path: str | Path, simulations: int, rules: Rules, device: 
     """A training checkpoint: its search with ``simulations`` a move, or its raw policy at 0."""
     dev = resolve_device(device)
     try:
-        net, _ = load_net(Path(path), rules.size, dev, user="the arena")
+        net, _ = load_net(Path(path), rules.size, dev, user="the rating run")
     except CheckpointError as err:
-        raise ArenaError(str(err)) from None
+        raise RatingError(str(err)) from None
     policy_value = NetPolicyValue(net, rules, dev)
     if simulations <= 0:
         return raw_policy_player(policy_value)
@@ -61,7 +61,7 @@ def student_player(path: str | Path, rules: Rules) -> Player:
     try:
         net = load_student(Path(path), rules.size)
     except WeightsError as err:
-        raise ArenaError(f"student:{path}: {err}") from None
+        raise RatingError(f"student:{path}: {err}") from None
 
     def play(rules: Rules, state: State, rng: np.random.Generator) -> np.ndarray:
         logits, _, legal = torch_outputs(net, rules, state)

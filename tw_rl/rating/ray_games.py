@@ -1,10 +1,10 @@
-"""Arena games as Ray tasks: one pairing's games spread over a Ray cluster, stored as they return.
+"""Rating games as Ray tasks: one pairing's games spread over a Ray cluster, stored as they return.
 
-``tw_rl.rating.evaluation.run_evaluation`` with ``ray_address`` set plays each pairing here
+``tw_rl.rating.rating_run.run_rating`` with ``ray_address`` set plays each pairing here
 instead of in its own process: in-process players (baselines, checkpoints) as ``jobs`` tasks of
 up to ``batch_size`` batched games each, outside programs as one task per referee game (``jobs``
 at once). Slots, openings and seeds are chosen by the calling process as without Ray; the
-results come back to it and it alone writes the database, so a killed evaluation still loses
+results come back to it and it alone writes the database, so a killed rating run still loses
 only the games in flight. On a cluster, checkpoints, weights files and programs must be at the
 same paths on every node (a shared filesystem) and tw_rl installed on each.
 """
@@ -18,12 +18,12 @@ import numpy as np
 import ray
 import torch
 
-from tw_rl.config import EvaluateConfig
+from tw_rl.config import RatingConfig
 from tw_rl.core.rules import Rules
 from tw_rl.rating.games import referee_slot_game
 from tw_rl.rating.kinds import PlayerSpec, kind_of
 from tw_rl.rating.player_specs import make_player
-from tw_rl.training.match import ArenaGame, Slot, play_batch
+from tw_rl.training.match import MatchGame, Slot, play_batch
 
 
 @ray.remote(num_cpus=1)
@@ -33,9 +33,9 @@ def _play_slots(
     slots: Sequence[Slot],
     indices: Sequence[int],
     seed: int,
-    cfg: EvaluateConfig,
+    cfg: RatingConfig,
     in_process: bool,
-) -> list[ArenaGame]:
+) -> list[MatchGame]:
     """A task: the slots batched (in-process players) or one after the other (the referee)."""
     rules = Rules(size, "codecup")
     if in_process:
@@ -53,10 +53,10 @@ def play_slots_on_ray(
     rules: Rules,
     specs: Mapping[str, PlayerSpec],
     slots: Sequence[Slot],
-    cfg: EvaluateConfig,
+    cfg: RatingConfig,
     seed: int,
     in_process: bool,
-    store: Callable[[ArenaGame], None],
+    store: Callable[[MatchGame], None],
 ) -> None:
     """Play a pairing's slots as Ray tasks (Ray already connected); ``store`` each finished game
     as its task returns. An interruption cancels the tasks still running."""

@@ -1,14 +1,14 @@
-"""Import the games of ``tw-rl referee`` matches into the arena's results database.
+"""Import the games of ``tw-rl referee`` matches into the results database of the rating runs.
 
 A referee match (``results.jsonl`` and one ``game-NNNNN.txt`` per game in its folder) is the
 natural way to measure two CodeCup programs at the real clock; importing it lets those games
-count in the Elo fit of ``tw-rl evaluate`` instead of being played again. Each program becomes
-the player of the arena's list that runs the same command (any outside kind: ``program:``,
+count in the Elo fit of ``tw-rl rate`` instead of being played again. Each program becomes
+the player of the rating run's list that runs the same command (any outside kind: ``program:``,
 ``weights:``, ``release:``, ...), else the ``program`` player of its command line (identity: the
 command and the sha256 of the script it ran, recorded by the referee; as ``program:COMMAND`` in
-the arena). Games keep their opening
+the player language). Games keep their opening
 number and colours, so an import is idempotent (a game already stored is skipped) and the
-arena never replays it; a game of another match whose slot is taken (two matches with
+rating run never replays it; a game of another match whose slot is taken (two matches with
 different seeds both have an opening 0) is stored under the next free opening number.
 
 Every game is checked before it is stored: its record must replay legally from its start cells
@@ -28,11 +28,11 @@ from tw_rl.core.record import IllegalMove, replay_moves
 from tw_rl.core.rules import Rules
 from tw_rl.core.state import COLOUR_NAMES
 from tw_rl.rating.games import game_row
-from tw_rl.rating.kinds import ArenaError, PlayerSpec, kind_of
+from tw_rl.rating.kinds import PlayerSpec, RatingError, kind_of
 from tw_rl.rating.player_specs import program_spec
 from tw_rl.rating.results_db import ResultsDB
 from tw_rl.referee.match import GAME_FILE, colour_pair
-from tw_rl.training.match import ArenaGame, Slot
+from tw_rl.training.match import MatchGame, Slot
 
 RESULTS = "results.jsonl"
 
@@ -76,7 +76,7 @@ def import_referee(
     folder = Path(folder)
     results = folder / RESULTS
     if not results.is_file():
-        raise ArenaError(f"{folder} holds no {RESULTS} (not a tw-rl referee results folder)")
+        raise RatingError(f"{folder} holds no {RESULTS} (not a tw-rl referee results folder)")
     listed = {kind_of(spec).program(spec).command: spec for spec in players if not spec.in_process}
     rows: dict[tuple[str, str | None], int] = {}
     report = ImportReport(folder)
@@ -117,7 +117,7 @@ def import_referee(
                 rows[command, recorded] = db.register(spec.identity(), spec.name).id
             ids.append(rows[command, recorded])
         slot = Slot("", "", record.red_start, record.white_start, int(game["opening"]))
-        played = ArenaGame(
+        played = MatchGame(
             slot,
             record.moves,
             winner,

@@ -1,4 +1,4 @@
-"""Every arena game in one SQLite file: who played (by identity), by which colour, and how.
+"""Every rated game in one SQLite file: who played (by identity), by which colour, and how.
 
 Two tables:
 
@@ -14,8 +14,8 @@ Two tables:
   names, ``Pass``), the seed and a UTC time stamp.
 
 The database runs in WAL mode and every game is committed as it is added, so a killed
-evaluation loses no finished game; a unique index on (red, white, size, opening) makes sure no
-slot of a pairing is ever played twice, even by two evaluations writing at once.
+rating run loses no finished game; a unique index on (red, white, size, opening) makes sure no
+slot of a pairing is ever played twice, even by two rating runs writing at once.
 
 Schema 2 (this code) renamed the kind of a student's raw policy from ``weights`` (which the
 player language uses for the bot with a weights file, a program) to ``student``; a schema-1
@@ -152,7 +152,7 @@ def _now() -> str:
 
 
 class ResultsDB:
-    """The arena's SQLite database (created if missing). Use as a context manager or ``close()``."""
+    """The rating runs' SQLite database (created if missing). Use as a context manager or ``close()``."""
 
     def __init__(self, path: str | Path):
         self.path = Path(path)

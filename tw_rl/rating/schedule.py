@@ -1,4 +1,4 @@
-"""The evaluation's schedule: which pairing plays next, in which slots, and when to stop.
+"""The rating run's schedule: which pairing plays next, in which slots, and when to stop.
 
 The next pairing is the one whose rating difference is most uncertain, weighted by how close
 the two players are: the largest ``se(r_a - r_b) * 4 p (1 - p)`` (``p`` the expected score of a

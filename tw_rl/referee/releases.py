@@ -9,7 +9,7 @@ so a killed compile leaves nothing half-written. A missing ``g++`` or a compile 
 ``ReleaseError`` line. Either way the release is identified by its source file's sha256.
 
 ``release:VERSION[@SECONDS]`` names one, wherever a program is asked for (``tw-rl referee``, the
-arena): ``@`` is its clock in seconds a GAME (``split_clock``).
+rating run): ``@`` is its clock in seconds a GAME (``split_clock``).
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """Audits of what a kill may break (``tw_rl.reliability.kills``, ``scripts/kill_test.py``): a
-training run folder, an arena results database, an export's output paths. Each returns the
+training run folder, a rating results database, an export's output paths. Each returns the
 problems found, one line each ([] when all is well).
 """
 
@@ -103,7 +103,7 @@ def check_run(run: Path, generations: int, games: int, final: bool) -> list[str]
 
 
 def check_results_db(path: Path, budget: int | None) -> list[str]:
-    """What is wrong with an arena database: integrity, slots stored twice, games that do not
+    """What is wrong with a rating results database: integrity, slots stored twice, games that do not
     replay to their stored result, and (``budget``) a game count other than the budget."""
     if not path.exists():
         return [] if budget is None else [f"{path}: missing"]
@@ -137,7 +137,7 @@ def check_results_db(path: Path, budget: int | None) -> list[str]:
 
 
 def count_games(path: Path) -> int:
-    """Games stored in an arena database (0 when there is none, -1 when it cannot be read)."""
+    """Games stored in a rating results database (0 when there is none, -1 when it cannot be read)."""
     if not path.exists():
         return 0
     try:

@@ -1,10 +1,10 @@
-"""Kill rounds: SIGKILL a training run, an evaluation or a distillation at random moments (or, for
+"""Kill rounds: SIGKILL a training run, a rating run or a distillation at random moments (or, for
 training, at chosen points inside it), start it again, and audit after every kill
 (``tw_rl.reliability.audits``) that nothing was lost, counted twice or left half-written.
 
 A training round's kill point is installed in the child process by ``scripts/kill_test.py
 _child POINT K -- OVERRIDES`` (it patches the training stack before importing it, then runs
-``scripts/train.py``); the evaluation and export rounds kill ``tw-rl evaluate`` and ``tw-rl
+``scripts/train.py``); the rating and export rounds kill ``tw-rl rate`` and ``tw-rl
 export --run``. The rounds run in a source checkout (``ROOT``). ``scripts/kill_test.py`` is the
 command line.
 """
@@ -37,8 +37,8 @@ TRAIN_OVERRIDES = [
     f"selfplay.games_per_generation={TRAIN_GAMES}",
     "selfplay.parallel_games=2",
     "learner.min_samples=8",
-    "eval.games=2",
-    "eval.opponents=[random,greedy]",
+    "arena.games=2",
+    "arena.opponents=[random,greedy]",
 ]
 # Kill points inside a training process: name -> the largest occurrence K drawn for it.
 TRAIN_POINTS = {
@@ -145,16 +145,16 @@ def kill_train(
     return problems
 
 
-EVAL_TAG = "97531"  # the seed of the protocol programs: finds their processes in the process table
+RATE_TAG = "97531"  # the seed of the protocol programs: finds their processes in the process table
 
 
-def evaluate_command(work: Path, games: int) -> list[str]:
-    program = f"{shlex.quote(sys.executable)} -m tw_rl.codecup --seed {EVAL_TAG} --time 5 --player"
+def rate_command(work: Path, games: int) -> list[str]:
+    program = f"{shlex.quote(sys.executable)} -m tw_rl.codecup --seed {RATE_TAG} --time 5 --player"
     return [
         sys.executable,
         "-m",
         "tw_rl.cli",
-        "evaluate",
+        "rate",
         "--players",
         "random",
         "greedy",
@@ -193,7 +193,7 @@ def tagged_processes(tag: str) -> list[int]:
     return found
 
 
-def kill_evaluate(
+def kill_rate(
     work: Path,
     rounds: int,
     rng: random.Random,
@@ -201,41 +201,41 @@ def kill_evaluate(
     log: Callable[[str], None] = log_line,
     timeout: float = 600.0,
 ) -> list[str]:
-    """Kill ``tw-rl evaluate`` ``rounds`` times at random moments, then let it finish; problems."""
+    """Kill ``tw-rl rate`` ``rounds`` times at random moments, then let it finish; problems."""
     work.mkdir(parents=True, exist_ok=True)
     problems: list[str] = []
     typical = 20.0
-    command = evaluate_command(work, games)
+    command = rate_command(work, games)
     for number in range(1, rounds + 1):
         kill_after = rng.uniform(1.5, typical)
         code, seconds = run_round(command, kill_after, timeout, work / "rounds.log")
         time.sleep(0.5)  # the kernel delivers the programs' parent-death signal
         found = check_results_db(work / "results.sqlite", None)
-        left = tagged_processes(EVAL_TAG)
+        left = tagged_processes(RATE_TAG)
         if left:
             found.append(f"program processes left behind: {left}")
             for pid in left:
                 with contextlib.suppress(ProcessLookupError):
                     os.kill(pid, signal.SIGKILL)
         if code not in (0, -signal.SIGKILL):
-            found.append(f"tw-rl evaluate ended with status {code} (see {work / 'rounds.log'})")
+            found.append(f"tw-rl rate ended with status {code} (see {work / 'rounds.log'})")
         stored = count_games(work / "results.sqlite")
         log(
-            f"evaluate round {number}: killed after {kill_after:.1f} s (exit {code}); {stored} games stored"
+            f"rate round {number}: killed after {kill_after:.1f} s (exit {code}); {stored} games stored"
             + (f"; PROBLEMS: {found}" if found else "")
         )
-        problems += [f"evaluate round {number}: {p}" for p in found]
+        problems += [f"rate round {number}: {p}" for p in found]
         if code == 0:
             break
     code, seconds = run_round(command, None, timeout, work / "rounds.log")
     found = check_results_db(work / "results.sqlite", games)
     if code != 0:
-        found.append(f"the final tw-rl evaluate ended with status {code}")
+        found.append(f"the final tw-rl rate ended with status {code}")
     log(
-        f"evaluate: completed in {seconds:.1f} s with {count_games(work / 'results.sqlite')} games"
+        f"rate: completed in {seconds:.1f} s with {count_games(work / 'results.sqlite')} games"
         + (f"; PROBLEMS: {found}" if found else "")
     )
-    return problems + [f"evaluate final: {p}" for p in found]
+    return problems + [f"rate final: {p}" for p in found]
 
 
 def export_command(run: Path, folder: Path, steps: int) -> list[str]:

@@ -1,5 +1,5 @@
 """The soak of a CodeCup submission (its command line: ``scripts/soak.py``): many refereed games
-at the real clock against a mix of opponents, every game filed and stored in the arena's results
+at the real clock against a mix of opponents, every game filed and stored in the rating's results
 database, faults, time and memory reported. Resumable: run the same command again and it
 continues where it stopped.
 
@@ -18,8 +18,8 @@ The soak folder (``--out``, default ``soak/``) holds the submission (when built 
 refused), one ``tw-rl referee`` results folder per opponent (``matches/<opponent>/``: game
 records with their JSON summaries, ``results.jsonl``, stderr logs; each game written
 atomically as it ends) and ``report.json``. Each game is also stored in the results database
-(``--db``, default the arena's ``arena/results.sqlite``) as it ends, through
-``tw_rl.rating.referee_import`` (the record replayed first), so ``tw-rl evaluate --games 0``
+(``--db``, default the rating run's ``arena/results.sqlite``) as it ends, through
+``tw_rl.rating.referee_import`` (the record replayed first), so ``tw-rl rate --games 0``
 rates the submission with them. On a restart the results lines are rebuilt from the game
 records and every game not yet in the database is stored, then the missing games are played.
 One soak works in a folder at a time (``soak/.lock``, released by the kernel even when the
@@ -48,7 +48,7 @@ from tqdm import tqdm
 
 from tw_rl.codecup.clock import DEFAULT_BUDGET
 from tw_rl.codecup.weights import CODECUP_SIZE, default_weights
-from tw_rl.config import EvaluateConfig, RefereeConfig
+from tw_rl.config import RatingConfig, RefereeConfig
 from tw_rl.core.rules import Rules
 from tw_rl.core.state import COLOUR_NAMES
 from tw_rl.export.submission import SubmissionError, build_submission
@@ -88,7 +88,7 @@ class SoakConfig:
     games: int = 1000  # games in the soak
     submission: str | None = None  # the submission to soak (None: build one in the folder)
     out: str = "soak"  # the soak folder
-    db: str = EvaluateConfig().db  # the results database
+    db: str = RatingConfig().db  # the results database
     time: float = DEFAULT_BUDGET  # seconds per program per game
     jobs: int = field(default_factory=usable_cores)  # games at once
     opponents: list[str] = field(default_factory=lambda: list(OPPONENTS))
@@ -417,6 +417,6 @@ def soak_locked(args: SoakConfig, out: Path, interrupts=contextlib.nullcontext) 
         print("interrupted: every finished game is filed; run the same command to continue", file=sys.stderr)
         return 130
     anchor = next((o.rating_name for o in opponents if o.name == "random"), None)
-    rate = f"tw-rl evaluate --games 0 --db {args.db}" + (f" --anchor {anchor}" if anchor else "")
+    rate = f"tw-rl rate --games 0 --db {args.db}" + (f" --anchor {anchor}" if anchor else "")
     print(f"report: {out / REPORT}; ratings: {rate}", file=sys.stderr)
     return 0

@@ -1,4 +1,4 @@
-"""The AlphaZero cycle, top to bottom: self-play, the replay window, learn, checkpoint, evaluate, log.
+"""The AlphaZero cycle, top to bottom: self-play, the replay window, learn, checkpoint, arena, log.
 
 A run lives in one folder::
 
@@ -163,9 +163,9 @@ def check_config(cfg: TrainConfig) -> None:
         cfg.search.check()
     except ValueError as err:
         raise ConfigError(str(err)) from None
-    unknown = [name for name in cfg.eval.opponents if name not in BASELINES and name != "previous"]
+    unknown = [name for name in cfg.arena.opponents if name not in BASELINES and name != "previous"]
     if unknown:
-        raise ConfigError(f"eval.opponents: unknown {unknown}; use random, greedy or previous")
+        raise ConfigError(f"arena.opponents: unknown {unknown}; use random, greedy or previous")
     for name, value in (
         ("search.simulations", cfg.search.simulations),
         ("search.cheap_simulations", cfg.search.cheap_simulations),
@@ -263,7 +263,7 @@ class Run:
     cfg: TrainConfig  # the resolved config (as in config.json)
     folder: Path  # the run folder
     learner: Learner  # the network, its optimizer and its step count (train/step)
-    policy_value: NetPolicyValue  # the learner's network as self-play and the arena evaluate it
+    policy_value: NetPolicyValue  # the learner's network as self-play and the arena play it
     window: ReplayWindow  # the newest samples of the run folder, which the learner draws from
     writer: SummaryWriter  # the TensorBoard events (tb/)
     clock: RunClock  # this start's time and its max_minutes deadline
@@ -371,9 +371,9 @@ def _finish_resumed_generation(run: Run, kept: dict | None) -> None:
         return
     last = run.first_generation - 1
     run.metrics = {"generation": last, **kept}
-    if run.cfg.eval.every and (last + 1) % run.cfg.eval.every == 0:
+    if run.cfg.arena.every and (last + 1) % run.cfg.arena.every == 0:
         rng = np.random.default_rng([run.cfg.seed, last, 1])
-        run.metrics.update(_evaluate(run, last, rng))
+        run.metrics.update(_play_arena(run, last, rng))
     run.writer.flush()
     append_metrics(run.folder, run.metrics)
     log.info(generation_line(run.metrics, 0.0) + " (finished after the resume)")
@@ -458,11 +458,11 @@ def _end_generation(
         generation,
         run.learner.checkpoint(generation, dataclasses.asdict(cfg), metrics),
     )
-    if cfg.eval.every and (generation + 1) % cfg.eval.every == 0:
+    if cfg.arena.every and (generation + 1) % cfg.arena.every == 0:
         if run.clock.out_of_time():  # the arena would overrun the limit; the next one comes on time
             log.info(f"generation {generation}: arena skipped (max_minutes={cfg.max_minutes:g})")
         else:
-            metrics.update(_evaluate(run, generation, rng))
+            metrics.update(_play_arena(run, generation, rng))
     generation_minutes = (time.monotonic() - generation_started) / 60
     # Wall time of the run across resumes: what A/Bs at equal wall time compare.
     run.run_minutes += generation_minutes
@@ -512,15 +512,15 @@ def _resume(cfg: TrainConfig, run_dir: Path, learner: Learner) -> tuple[int, dic
     return generation + 1, kept
 
 
-def _evaluate(run: Run, generation: int, rng) -> dict:
-    """The arena: the network against each of ``eval.opponents`` (``check_config`` allows a
-    baseline's name or ``previous``, the network evaluated ``eval.every`` generations before)."""
+def _play_arena(run: Run, generation: int, rng) -> dict:
+    """The arena: the network against each of ``arena.opponents`` (``check_config`` allows a
+    baseline's name or ``previous``, the network of the arena ``arena.every`` generations before)."""
     cfg = run.cfg
     rules = Rules(cfg.board.size, cfg.board.variant, "judge", cfg.board.stale_end)
-    search = dataclasses.replace(cfg.search, simulations=cfg.eval.simulations)
+    search = dataclasses.replace(cfg.search, simulations=cfg.arena.simulations)
     me = search_player(run.policy_value, search)
     out = {}
-    for name in cfg.eval.opponents:
+    for name in cfg.arena.opponents:
         if name == "previous":
             opponent = _previous_player(
                 cfg, run.policy_value, run.folder, generation, search, run.learner.device
@@ -529,16 +529,16 @@ def _evaluate(run: Run, generation: int, rng) -> dict:
                 continue
         else:
             opponent = BASELINES[name]
-        result = play_match(rules, me, opponent, cfg.eval.games, rng)
+        result = play_match(rules, me, opponent, cfg.arena.games, rng)
         out[f"arena/vs_{name}"] = result.score
         run.writer.add_scalar(f"arena/vs_{name}", result.score, generation)
     return out
 
 
 def _previous_player(cfg, policy_value, run_dir, generation, search, device):
-    """The searching player of the network evaluated before this one, or None when there is
-    none yet (the first evaluation) or its checkpoint cannot be read (with a warning)."""
-    previous = checkpoint_path(run_dir / "checkpoints", generation - cfg.eval.every)
+    """The searching player of the network of the previous arena, or None when there is
+    none yet (the first arena) or its checkpoint cannot be read (with a warning)."""
+    previous = checkpoint_path(run_dir / "checkpoints", generation - cfg.arena.every)
     if not previous.exists():
         return None
     try:

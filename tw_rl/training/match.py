@@ -11,8 +11,8 @@ openings as ``tw-rl referee`` does: each start drawn as the judge draws it is pl
 colours swapped, so that the first mover's edge (red won most games between equals on the
 6-board) cancels inside each pair. ``play_match`` is a paired match between two players, summed
 up from A's side as a ``MatchScore``: the win rate with its Wilson interval, CodeCup points per
-game (``Rules.score``, the referee's points too) and A's record as red and as white. The arena,
-``scripts/match.py``, ``scripts/ab.py`` and the in-run arena all play this way.
+game (``Rules.score``, the referee's points too) and A's record as red and as white. The rating run,
+``scripts/match.py``, ``scripts/ab.py`` and the arena of a training run all play this way.
 """
 
 from __future__ import annotations
@@ -65,7 +65,7 @@ class Slot:
 
 
 @dataclass
-class ArenaGame:
+class MatchGame:
     """One finished game, by colour."""
 
     slot: Slot
@@ -90,8 +90,8 @@ def play_batch(
     players: Mapping[str, Player],
     slots: Sequence[Slot],
     rng: np.random.Generator,
-    on_finish: Callable[[int, ArenaGame], None] | None = None,
-) -> list[ArenaGame]:
+    on_finish: Callable[[int, MatchGame], None] | None = None,
+) -> list[MatchGame]:
     """Play every slot at once; each player acts on all the games where it is to move.
 
     ``on_finish(i, game)`` is called as soon as game ``i`` ends (to store it), before the
@@ -108,7 +108,7 @@ def play_batch(
     red_of = np.array([names.index(s.red) for s in slots])
     white_of = np.array([names.index(s.white) for s in slots])
     moves: list[list[int]] = [[] for _ in slots]
-    games: list[ArenaGame | None] = [None] * count
+    games: list[MatchGame | None] = [None] * count
     done = np.zeros(count, dtype=bool)
     while True:
         live = ~state.terminated
@@ -137,7 +137,7 @@ def play_batch(
                     who = slots[g].red if before.to_move[g] == RED else slots[g].white
                     fault = f"{who} played the illegal action {int(actions[g])} at ply {len(moves[g])}"
                 end = "fault" if fault else "two passes" if state.passes[g] >= 2 else "end rule"
-                game = ArenaGame(
+                game = MatchGame(
                     slots[g], moves[g], int(winners[k]), (int(points[k, 0]), int(points[k, 1])), end, fault
                 )
                 games[g] = game
@@ -166,7 +166,7 @@ def play_pair(
     games: int,
     rng: np.random.Generator,
     names: tuple[str, str] = ("A", "B"),
-) -> list[ArenaGame]:
+) -> list[MatchGame]:
     """``games`` colour-balanced games between two in-process players, batched; per-game records."""
     slots = balanced_slots(rules, names[0], names[1], games, rng)
     return play_batch(rules, {names[0]: player_a, names[1]: player_b}, slots, rng)
@@ -275,7 +275,7 @@ class MatchScore:
         )
 
 
-def match_score(games: Sequence[ArenaGame], a: str) -> MatchScore:
+def match_score(games: Sequence[MatchGame], a: str) -> MatchScore:
     """The score of finished games from the side of the player named ``a``."""
     counts = np.zeros((2, 3), dtype=np.int64)  # [A red, A white] x [won, drawn, lost]
     points_a = points_b = 0

@@ -1,7 +1,7 @@
 """Self-play on Ray: worker actors play a generation's games into the run folder for the learner.
 
 ``tw_rl.training.loop.train`` imports this module only when ``ray.address`` is set; the loop itself is
-unchanged (self-play of a generation, training, checkpoint, evaluation), only self-play moves
+unchanged (self-play of a generation, training, checkpoint, arena), only self-play moves
 out of the training process:
 
 - **Publishing.** Before a generation's self-play the learner writes its network to

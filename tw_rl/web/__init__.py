@@ -7,7 +7,7 @@
   and their defaults, light enough for the help of ``tw-rl serve``;
 - ``games``: games against the bot, kept in memory, with undo, going back to a ply and a record;
 - ``hints``: the bot's evaluation of a position and a hint (best move, principal variation);
-- ``study``: stored games (an arena database, a record) stepped through with a checkpoint's
+- ``study``: stored games (a rating results database, a record) stepped through with a checkpoint's
   policy and value;
 - ``catalogue``: the checkpoints and databases the server offers, by name or number;
 - ``checkpoints``: an offered checkpoint loaded for the page, checked against the board;

@@ -14,7 +14,7 @@ DEFAULT_GAME_SECONDS = DEFAULT_BUDGET  # the CodeCup clock (its one home: tw_rl.
 DEFAULT_BOT = f"bot@{DEFAULT_GAME_SECONDS:g}"
 DEFAULT_SIMULATIONS = 64
 SYNTAX = (
-    "bot[@SECONDS] (SECONDS for the whole game, as in the arena), ckpt:NAME[@SIMULATIONS] "
+    "bot[@SECONDS] (SECONDS for the whole game, as in the rating run), ckpt:NAME[@SIMULATIONS] "
     f"(NAME: a checkpoint this server offers, or its number), {' or '.join(BASELINES)}"
 )
 USAGE = f"use {SYNTAX}"

@@ -1,12 +1,12 @@
 """The page's opponents, named by a short spec, each choosing one action for a batch-of-one State.
 
 Each is a player of the one in-process protocol (``tw_rl.core.player``) behind the page's
-``Bot.choose``: the baselines built by the arena's player kinds (``tw_rl.rating``), a
+``Bot.choose``: the baselines built by the rating's player kinds (``tw_rl.rating``), a
 checkpoint's search (``training.match.search_player``), the CodeCup bot through a thin adapter
 (``codecup_player``: one position of its engine at a time).
 
 - ``bot@SECONDS`` (default ``bot@30``, the CodeCup clock): the CodeCup bot
-  (``tw_rl.codecup.players.BotPlayer``) on a clock of SECONDS for the whole game, as the arena's
+  (``tw_rl.codecup.players.BotPlayer``) on a clock of SECONDS for the whole game, as the rating's
   ``NAME@SECONDS`` means; its own time control shares them over its moves (never more than
   ``Limits.move_seconds`` on one), with the shipped student where it fits (6-board) and the
   territory evaluator on other boards;
@@ -87,14 +87,14 @@ def parse_bot(text: str, limits: Limits | None = None) -> BotSpec:
         return BotSpec(spec)
     if spec == "bot" or spec.startswith("bot@"):
         value = spec.partition("@")[2]
-        try:  # the arena's NAME@SECONDS syntax, one definition; the range is the page's own
+        try:  # the rating's NAME@SECONDS syntax, one definition; the range is the page's own
             head, seconds = split_clock(spec, DEFAULT_GAME_SECONDS, positive=False)
         except ValueError:
             head = ""
         if head != "bot":
             raise BotError(
                 f"{_shown(spec)!r}: give the seconds for the whole game as a plain number "
-                "(bot@30 = 30 s a game, shared over the bot's moves, as the arena's NAME@SECONDS)"
+                "(bot@30 = 30 s a game, shared over the bot's moves, as the rating's NAME@SECONDS)"
             )
         low, high = limits.bot_seconds
         if not low <= seconds <= high:
@@ -166,7 +166,7 @@ class Bot:
             self.player: Player = codecup_player(self.codecup_bot)
         elif spec.kind == "checkpoint":
             self.player = _checkpoint_search(spec, rules, catalogue or Catalogue())
-        else:  # a baseline, built by the arena's player kinds
+        else:  # a baseline, built by the rating's player kinds
             self.player = make_player(parse_player(spec.kind)[0], rules)
 
     def choose(self, state: State) -> int:

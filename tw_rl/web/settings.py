@@ -16,7 +16,7 @@ class SettingsError(ValueError):
 
 @dataclass
 class ServerSettings:
-    db: str | None = None  # an arena results database to browse (the first)
+    db: str | None = None  # a rating results database to browse (the first)
     dbs: list[str] = field(default_factory=list)  # more of them
     checkpoints: list[str] = field(default_factory=list)  # files offered (besides default)
     analysis_checkpoint: str | None = "default"  # the one chosen at first (a name, number or file)

@@ -1,6 +1,6 @@
 """Studying a finished game on the web page: its positions, and a checkpoint's view of each.
 
-A game to study comes from an arena results database (``--db``: every stored game, CodeCup
+A game to study comes from a rating results database (``--db``: every stored game, CodeCup
 rules, by id) or from a record's text (pasted or uploaded; read by
 ``tw_rl.core.record.replay_record`` as ``tw-rl analyze`` reads it). ``Analyst`` keeps loaded
 checkpoints (those the server offers, by name or number; ``default`` = the shipped teacher) and
@@ -22,7 +22,7 @@ from tw_rl.core.notation import RecordError, cell_name, record_words
 from tw_rl.core.record import IllegalMove, replay_moves, replay_record
 from tw_rl.core.rules import VARIANTS, Rules
 from tw_rl.core.state import RED, State
-from tw_rl.rating.games import arena_game
+from tw_rl.rating.games import stored_game
 from tw_rl.rating.results_db import GameRow, ResultsDB, ResultsDBError
 from tw_rl.training.checkpoint import CheckpointError, resolve_checkpoint
 from tw_rl.training.net import NetPolicyValue
@@ -94,7 +94,7 @@ def study_record(
 
 
 class GameLibrary:
-    """The stored games of an arena results database (read-only use)."""
+    """The stored games of a rating results database (read-only use)."""
 
     def __init__(self, path: str | Path):
         self.path = Path(path)
@@ -144,7 +144,7 @@ def _stored_game(row: GameRow, names: dict[int, str]) -> StudyGame:
     rules = Rules(row.size, "codecup")
     note = f"{row.end_reason}; points red {row.red_points}, white {row.white_points}"
     try:
-        game = arena_game(row, names, rules)
+        game = stored_game(row, names, rules)
     except (KeyError, ValueError) as err:
         raise StudyError(f"stored game {row.id} cannot be read: {err}") from None
     title = f"game {row.id}: {game.slot.red} (red) vs {game.slot.white} (white)"

@@ -424,7 +424,7 @@ async function loadStored() {
     const db = $("stored-db").value;
     const data = await api("GET", "/api/stored" + (db ? "?db=" + encodeURIComponent(db) : ""));
     if (!data.db) {
-      $("stored-note").textContent = "No results database (start the server with --db FILE to browse arena games).";
+      $("stored-note").textContent = "No results database (start the server with --db FILE to browse rated games).";
       return;
     }
     $("stored-note").textContent = data.games.length + " games in " + data.db;

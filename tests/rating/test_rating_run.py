@@ -1,4 +1,4 @@
-"""The arena: player specs, batched games with records, the results database, pairings,
+"""The rating run: player specs, batched games with records, the results database, pairings,
 checkpoints, outside programs through the referee, and resuming after a kill."""
 
 from __future__ import annotations
@@ -18,15 +18,15 @@ import torch
 
 from tw_rl import cli
 from tw_rl.codecup.weights import default_weights
-from tw_rl.config import EvaluateConfig, LearnerConfig, NetConfig
+from tw_rl.config import LearnerConfig, NetConfig, RatingConfig
 from tw_rl.core.baselines import BASELINES
 from tw_rl.core.rules import Rules
 from tw_rl.core.state import RED, WHITE
 from tw_rl.files import file_sha256
 from tw_rl.rating.elo import fit
-from tw_rl.rating.evaluation import run_evaluation
 from tw_rl.rating.games import games_of, play_referee_game
-from tw_rl.rating.player_specs import ArenaError, PlayerSpec, make_player, parse_player, parse_players
+from tw_rl.rating.player_specs import PlayerSpec, RatingError, make_player, parse_player, parse_players
+from tw_rl.rating.rating_run import run_rating
 from tw_rl.rating.ratings import Outcome
 from tw_rl.rating.results_db import GameRow, Identity, ResultsDB
 from tw_rl.rating.schedule import choose_pair, pair_priority
@@ -51,9 +51,9 @@ def tiny_run(folder: Path, generations: int = 2) -> Path:
     return folder
 
 
-def config(tmp_path: Path, players, games: int, **kw) -> EvaluateConfig:
+def config(tmp_path: Path, players, games: int, **kw) -> RatingConfig:
     kw.setdefault("batch_size", 8)
-    return EvaluateConfig(
+    return RatingConfig(
         players=list(players),
         games=games,
         db=str(tmp_path / "arena" / "results.sqlite"),
@@ -84,9 +84,9 @@ def test_player_specs():
     assert parse_player({"kind": "baseline", "label": "greedy", "name": "g2"})[0].name == "g2"
     # The same identity twice is one player.
     assert len(parse_players(["random", "random", "greedy"])) == 2
-    with pytest.raises(ArenaError, match="cannot read weights file"):
+    with pytest.raises(RatingError, match="cannot read weights file"):
         parse_player("weights:model.bin")
-    with pytest.raises(ArenaError, match="cannot read weights file"):
+    with pytest.raises(RatingError, match="cannot read weights file"):
         parse_player({"kind": "weights", "path": "model.bin"})
     # An exported weights file: the stdlib bot with it, as a protocol program on its own clock.
     student = Path(default_weights(6))
@@ -98,22 +98,22 @@ def test_player_specs():
     assert parse_player("weights:default@5")[0].options == bot.options
     plain = parse_player("weights:none")[0]
     assert plain.name == "bot-noweights@30s" and plain.options["command"].endswith("--no-weights --time 30")
-    with pytest.raises(ArenaError, match="clock must be positive"):
+    with pytest.raises(RatingError, match="clock must be positive"):
         parse_player("weights:none@0")
     # The raw student policy: in-process, rated as the weights file's raw policy.
     raw = parse_player("student:default")[0]
     assert raw.kind == "student" and raw.in_process and raw.name == "student-default@raw"
     assert raw.identity().kind == "student" and raw.size == 6 and raw.sha256 == file_sha256(student)
     assert parse_player({"kind": "student", "path": str(student), "name": "s"})[0].name == "s"
-    with pytest.raises(ArenaError, match="cannot read weights file"):
+    with pytest.raises(RatingError, match="cannot read weights file"):
         parse_player("student:model.bin")
-    with pytest.raises(ArenaError, match="not understood"):
+    with pytest.raises(RatingError, match="not understood"):
         parse_player("alphabeta")
-    with pytest.raises(ArenaError, match="the name 'rel@3' may only use letters, digits"):
+    with pytest.raises(RatingError, match="the name 'rel@3' may only use letters, digits"):
         parse_player("rel@3=release:0.1@3")
-    with pytest.raises(ArenaError, match="no such program"):
+    with pytest.raises(RatingError, match="no such program"):
         parse_player("program:surely-not-a-program-xyz --flag")
-    with pytest.raises(ArenaError, match="no checkpoint"):
+    with pytest.raises(RatingError, match="no checkpoint"):
         parse_player("ckpt:/nonexistent/ckpt-g000001.pt")
 
 
@@ -232,13 +232,13 @@ def test_the_next_pairing_is_the_most_uncertain_close_one():
     assert pair_priority(r, "random", "y") > pair_priority(r, "random", "x")
 
 
-# ---------------------------------------------------------------------------- evaluate
+# -------------------------------------------------------------------------- rating run
 
 
 def test_checkpoints_are_rated_plotted_and_logged_to_their_run(tmp_path):
     run = tiny_run(tmp_path / "run", generations=2)
     cfg = config(tmp_path, [f"ckpt:{run}/checkpoints@1", "greedy"], 16, batch_size=4)
-    result = run_evaluation(cfg, log=lambda line: None)
+    result = run_rating(cfg, log=lambda line: None)
     assert result.total == 16 and result.played == 16 and result.stopped == "budget"
     names = [p.name for p in result.players]
     assert names == ["random", "run/g0@1", "run/g1@1", "greedy"]  # the anchor joined
@@ -264,9 +264,9 @@ def test_checkpoints_are_rated_plotted_and_logged_to_their_run(tmp_path):
     assert "arena/elo" in events.Tags()["scalars"] and "arena/elo_curve" in events.Tags()["images"]
     assert [e.step for e in events.Scalars("arena/elo")] == [0, 1]
     # A second call with the same budget plays nothing; a larger one only the difference.
-    assert run_evaluation(cfg, log=lambda line: None).played == 0
+    assert run_rating(cfg, log=lambda line: None).played == 0
     cfg.games = 20
-    assert run_evaluation(cfg, log=lambda line: None).played == 4
+    assert run_rating(cfg, log=lambda line: None).played == 4
     assert len(stored(cfg.db)) == 20
 
 
@@ -286,7 +286,7 @@ def test_outside_programs_are_rated_through_the_referee(tmp_path):
     cfg = config(
         tmp_path, [f"prand=program:{prog} random", f"pgreedy=program:{prog} greedy"], 8, jobs=2, time=20.0
     )
-    result = run_evaluation(cfg, log=lambda line: None)
+    result = run_rating(cfg, log=lambda line: None)
     assert result.played == 8
     rows = stored(cfg.db)
     assert len(rows) == 8 and {r["source"] for r in rows} == {"referee"}
@@ -317,13 +317,13 @@ def test_outside_programs_are_rated_through_the_referee(tmp_path):
         assert abs(reds.count(pair[0]) - reds.count(pair[1])) <= 1
 
 
-def test_a_killed_evaluation_resumes_without_losing_or_repeating_games(tmp_path):
+def test_a_killed_rating_run_resumes_without_losing_or_repeating_games(tmp_path):
     db_path = tmp_path / "arena" / "results.sqlite"
     argv = [
         sys.executable,
         "-m",
         "tw_rl.cli",
-        "evaluate",
+        "rate",
         "--players",
         "random",
         "greedy",
@@ -355,7 +355,7 @@ def test_a_killed_evaluation_resumes_without_losing_or_repeating_games(tmp_path)
                     continue
                 if count >= 12:
                     break
-        assert proc.poll() is None, "the evaluation ended before it could be killed"
+        assert proc.poll() is None, "the rating run ended before it could be killed"
         os.kill(proc.pid, signal.SIGKILL)
         proc.wait(30)
     finally:
@@ -381,7 +381,7 @@ def test_a_killed_evaluation_resumes_without_losing_or_repeating_games(tmp_path)
 def test_the_cli_and_the_hydra_script(tmp_path, capsys):
     db = tmp_path / "arena" / "results.sqlite"
     args = [
-        "evaluate",
+        "rate",
         "--players",
         "random",
         "greedy",
@@ -398,9 +398,9 @@ def test_the_cli_and_the_hydra_script(tmp_path, capsys):
     assert cli.main(args) == 0
     out = capsys.readouterr().out
     assert "ratings (Elo, random = 0)" in out and "6 games played" in out
-    assert cli.main(["evaluate", "--players", "weights:x.bin", "--db", str(db)]) == 2
+    assert cli.main(["rate", "--players", "weights:x.bin", "--db", str(db)]) == 2
     assert "cannot read weights file" in capsys.readouterr().err
-    script = ROOT / "scripts" / "evaluate.py"
+    script = ROOT / "scripts" / "rate.py"
     result = subprocess.run(
         [
             sys.executable,
@@ -440,19 +440,19 @@ def test_spec_round_trip_for_serving():
         assert PlayerSpec.from_json(served.to_json()) == served  # every field, none dropped
 
 
-def test_the_evaluation_stops_once_the_intervals_are_narrow_enough(tmp_path):
+def test_the_rating_run_stops_once_the_intervals_are_narrow_enough(tmp_path):
     cfg = config(tmp_path, ["random", "greedy"], 400, ci_width=500.0, batch_size=8)
-    result = run_evaluation(cfg, log=lambda line: None)
+    result = run_rating(cfg, log=lambda line: None)
     assert result.stopped == "interval" and result.total < 400
     greedy = result.ratings["greedy"]
     assert greedy.high - greedy.low <= 500.0
     # Already narrow enough: a second call plays nothing.
-    assert run_evaluation(cfg, log=lambda line: None).played == 0
+    assert run_rating(cfg, log=lambda line: None).played == 0
 
 
 def test_a_schema_1_database_is_migrated_to_the_one_vocabulary(tmp_path):
     """Schema 1 stored a student's raw policy as kind ``weights``; opened now it is ``student``,
-    with the same id, name and games, and the arena's student:default is that player."""
+    with the same id, name and games, and the rating's student:default is that player."""
     path = tmp_path / "old.sqlite"
     student = parse_player("student:default")[0]
     old = Identity("weights", sha256=student.sha256, search={"policy": "raw"})
@@ -483,7 +483,7 @@ def test_a_schema_1_database_is_migrated_to_the_one_vocabulary(tmp_path):
         db.register(old, "again")  # the old word is no kind any more
 
 
-def test_head_to_head_takes_the_arena_language_and_checkpoint_files(tmp_path):
+def test_head_to_head_takes_the_player_language_and_checkpoint_files(tmp_path):
     from tw_rl.config import HeadToHeadConfig
     from tw_rl.rating.head_to_head import head_to_head
 
@@ -499,7 +499,7 @@ def test_head_to_head_takes_the_arena_language_and_checkpoint_files(tmp_path):
         if why is None:  # one file: fine
             assert head_to_head(cfg, log=lambda line: None)["games"] == 2
         else:
-            with pytest.raises(ArenaError, match=why):
+            with pytest.raises(RatingError, match=why):
                 head_to_head(cfg, log=lambda line: None)
 
 
@@ -516,5 +516,5 @@ def test_head_to_head_pairs_openings_rounds_an_odd_count_up_and_reports_colours_
     total = sum(report["points"])
     assert report["points_per_game"] == [round(p / 6, 2) for p in report["points"]] and total > 6 * 200
     assert "as red" in lines[-1] and "points per game" in lines[-1]
-    with pytest.raises(ArenaError, match="at least 1"):
+    with pytest.raises(RatingError, match="at least 1"):
         head_to_head(HeadToHeadConfig(player="greedy", opponent="random", games=0), log=lines.append)

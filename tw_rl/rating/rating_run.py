@@ -1,10 +1,10 @@
-"""The evaluation run: play the chosen players against each other, store every game, rate them.
+"""The rating run: play the chosen players against each other, store every game, rate them.
 
-``run_evaluation(cfg)`` plays pairings (picked by ``tw_rl.rating.schedule``) until the game
+``run_rating(cfg)`` plays pairings (picked by ``tw_rl.rating.schedule``) until the game
 budget or the target interval width is reached, stores each game in the results database as it
 ends, fits the Elo ratings and writes them with the pictures. ``import_referee`` folders
 (``tw-rl referee`` matches) are stored first (``tw_rl.rating.referee_import``), so their games
-count like the arena's own.
+count like the rating run's own.
 
 With ``ray_address`` set (``local``, ``auto``, ``HOST:PORT``) the games of each pairing run as Ray
 tasks (``tw_rl.rating.ray_games``), ``jobs`` at once; this process still picks the pairings and
@@ -25,12 +25,12 @@ import torch
 from tqdm import tqdm
 
 from tw_rl.cluster import RayUnavailable, ray_session
-from tw_rl.config import EvaluateConfig
+from tw_rl.config import RatingConfig
 from tw_rl.core.player import Player
 from tw_rl.core.rules import Rules
 from tw_rl.rating.elo import fit
 from tw_rl.rating.games import game_row, play_referee_slots
-from tw_rl.rating.kinds import ArenaError, PlayerSpec, kind_of
+from tw_rl.rating.kinds import PlayerSpec, RatingError, kind_of
 from tw_rl.rating.pictures import write_pictures
 from tw_rl.rating.player_specs import make_player, parse_player, parse_players
 from tw_rl.rating.ratings import Ratings, write_ratings
@@ -39,12 +39,12 @@ from tw_rl.rating.results_db import PlayerRow, ResultsDB
 from tw_rl.rating.schedule import choose_pair, free_slots, interval_reached, pair_seed, pairing_ratings
 from tw_rl.referee.game import draw_opening
 from tw_rl.referee.process import Cancel
-from tw_rl.training.match import ArenaGame, Slot, play_batch
+from tw_rl.training.match import MatchGame, Slot, play_batch
 
 
 @dataclass
-class Evaluation:
-    """What ``run_evaluation`` did and found."""
+class RatingResult:
+    """What ``run_rating`` did and found."""
 
     ratings: Ratings
     played: int  # games played by this call
@@ -65,9 +65,9 @@ class Evaluation:
 
 
 class Session:
-    """The state of one ``run_evaluation`` call: players, loaded nets, counters, progress bar."""
+    """The state of one ``run_rating`` call: players, loaded nets, counters, progress bar."""
 
-    def __init__(self, cfg: EvaluateConfig, rules: Rules, db: ResultsDB, specs: list[PlayerSpec]):
+    def __init__(self, cfg: RatingConfig, rules: Rules, db: ResultsDB, specs: list[PlayerSpec]):
         self.cfg, self.rules, self.db = cfg, rules, db
         self.rows: list[PlayerRow] = []
         for spec in specs:
@@ -83,7 +83,7 @@ class Session:
                 )
             )
         if len({r.id for r in self.rows}) < 2 and cfg.games > 0:
-            raise ArenaError("the arena needs at least two different players")
+            raise RatingError("a rating run needs at least two different players")
         self.spec_of = {row.id: spec for row, spec in zip(self.rows, specs, strict=True)}
         self.identity = {row.id: spec.identity().key() for row, spec in zip(self.rows, specs, strict=True)}
         self.by_name = {row.name: row for row in self.rows}
@@ -104,7 +104,7 @@ class Session:
         if self.bar is not None:
             self.bar.close()
 
-    def store(self, game: ArenaGame, seed: int, source: str) -> None:
+    def store(self, game: MatchGame, seed: int, source: str) -> None:
         red, white = self.by_name[game.slot.red].id, self.by_name[game.slot.white].id
         if self.db.add_game(game_row(game, red, white, self.rules, seed, source)) is not None:
             self.played += 1
@@ -173,7 +173,7 @@ class Session:
         self.cancel = None
 
 
-def _chosen_players(cfg: EvaluateConfig, log: Callable[[str], None]) -> list[PlayerSpec]:
+def _chosen_players(cfg: RatingConfig, log: Callable[[str], None]) -> list[PlayerSpec]:
     """The players of ``cfg``, the anchor among them (a baseline anchor joins when missing)."""
     specs = parse_players(list(cfg.players), cfg.simulations, cfg.size)
     if not any(s.name == cfg.anchor for s in specs):
@@ -183,37 +183,39 @@ def _chosen_players(cfg: EvaluateConfig, log: Callable[[str], None]) -> list[Pla
             specs = [anchor, *specs]
     for spec in specs:
         if spec.size is not None and spec.size != cfg.size:
-            raise ArenaError(f"{spec.path} is for board size {spec.size}, the arena plays size {cfg.size}")
+            raise RatingError(
+                f"{spec.path} is for board size {spec.size}, the rating run plays size {cfg.size}"
+            )
     return specs
 
 
-def _baseline(text: str, cfg: EvaluateConfig) -> PlayerSpec | None:
+def _baseline(text: str, cfg: RatingConfig) -> PlayerSpec | None:
     """The player ``text`` is the spec and the name of (``random``, ``mcts@50``), else None."""
     try:
         specs = parse_player(text, cfg.simulations, cfg.size)
-    except ArenaError:
+    except RatingError:
         return None
     return specs[0] if len(specs) == 1 and specs[0].name == text else None
 
 
-def run_evaluation(cfg: EvaluateConfig, *, log: Callable[[str], None] = print) -> Evaluation:
+def run_rating(cfg: RatingConfig, *, log: Callable[[str], None] = print) -> RatingResult:
     """Play games as ``cfg`` asks, store each as it ends, fit and write the ratings.
 
     Ctrl-C (KeyboardInterrupt) stops the games in progress; the finished ones are stored and
-    the ratings are still fitted and written. Raises ArenaError for bad settings.
+    the ratings are still fitted and written. Raises RatingError for bad settings.
     """
     if cfg.games < 0 or cfg.batch_size < 1 or cfg.jobs < 1:
-        raise ArenaError(
+        raise RatingError(
             f"games must be >= 0, batch_size and jobs >= 1 (got {cfg.games}, {cfg.batch_size}, {cfg.jobs})"
         )
     if not cfg.time > 0 or cfg.ci_width < 0 or cfg.memory < 0:
-        raise ArenaError(
+        raise RatingError(
             f"time must be positive, ci_width and memory >= 0 (got {cfg.time}, {cfg.ci_width}, {cfg.memory})"
         )
     try:
         rules = Rules(cfg.size, "codecup")
     except (ValueError, KeyError) as err:
-        raise ArenaError(f"board size {cfg.size}: {err}") from None
+        raise RatingError(f"board size {cfg.size}: {err}") from None
     specs = _chosen_players(cfg, log)
     if cfg.threads > 0 and any(kind_of(s).uses_torch for s in specs):
         torch.set_num_threads(cfg.threads)
@@ -223,7 +225,7 @@ def run_evaluation(cfg: EvaluateConfig, *, log: Callable[[str], None] = print) -
             try:
                 stack.enter_context(ray_session(cfg.ray_address, local_cpus))
             except RayUnavailable as err:
-                raise ArenaError(str(err)) from None
+                raise RatingError(str(err)) from None
         db = stack.enter_context(ResultsDB(cfg.db))
         for folder in cfg.import_referee:
             log(import_referee(db, folder, specs, log=log).line())
@@ -239,4 +241,4 @@ def run_evaluation(cfg: EvaluateConfig, *, log: Callable[[str], None] = print) -
     out_dir = Path(cfg.out)
     files = list(write_ratings(ratings, out_dir))
     files += write_pictures(ratings, players, session.rows, out_dir, cfg.tensorboard)
-    return Evaluation(ratings, session.played, session.total, session.stopped, session.rows, files)
+    return RatingResult(ratings, session.played, session.total, session.stopped, session.rows, files)

@@ -1,8 +1,8 @@
-"""``tw-rl evaluate --players P ...``: Elo ratings of checkpoints, baselines and programs from games
-stored in a SQLite database; every flag is a field of ``tw_rl.config.EvaluateConfig`` and takes
+"""``tw-rl rate --players P ...``: Elo ratings of checkpoints, baselines and programs from games
+stored in a SQLite database; every flag is a field of ``tw_rl.config.RatingConfig`` and takes
 its default from there.
 
-Function-level import: ``tw_rl.rating.evaluation`` loads torch (checkpoint players), so it is
+Function-level import: ``tw_rl.rating.rating_run`` loads torch (checkpoint players), so it is
 imported when the command runs, not for ``tw-rl --help``. The players' syntax in the help is the
 player registry's (``tw_rl.rating.player_specs.syntax_help``), which loads without torch.
 """
@@ -14,16 +14,16 @@ import dataclasses
 import sys
 
 from tw_rl.cli.common import CliError, add_size_option, sigterm_as_interrupt
-from tw_rl.config import EvaluateConfig
+from tw_rl.config import RatingConfig
 from tw_rl.rating.player_kinds import OutsideProgram
 from tw_rl.rating.player_specs import syntax_help
 from tw_rl.rating.results_db import ResultsDBError
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
-    defaults = EvaluateConfig()
+    defaults = RatingConfig()
     parser = subparsers.add_parser(
-        "evaluate",
+        "rate",
         help="rate checkpoints, baselines and programs against each other (Elo, stored games)",
         description="Play games between the players, colours balanced, always on the pairing whose "
         "rating difference is most uncertain, until the game budget (games already in the database "
@@ -78,21 +78,21 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     )
 
 
-def config_of(args: argparse.Namespace) -> EvaluateConfig:
+def config_of(args: argparse.Namespace) -> RatingConfig:
     """The rating run the parsed flags stand for (one flag per field, same names)."""
-    values = {f.name: getattr(args, f.name) for f in dataclasses.fields(EvaluateConfig)}
-    return EvaluateConfig(**{k: list(v) if isinstance(v, list) else v for k, v in values.items()})
+    values = {f.name: getattr(args, f.name) for f in dataclasses.fields(RatingConfig)}
+    return RatingConfig(**{k: list(v) if isinstance(v, list) else v for k, v in values.items()})
 
 
 def run(args: argparse.Namespace) -> int:
     # The rating loads torch (checkpoint players): imported here, so `tw-rl --help` stays quick.
-    from tw_rl.rating.evaluation import ArenaError, run_evaluation
+    from tw_rl.rating.rating_run import RatingError, run_rating
 
     cfg = config_of(args)
     try:
         with sigterm_as_interrupt():  # a kill stops like Ctrl-C: the finished games are stored, rated
-            result = run_evaluation(cfg, log=lambda line: print(line, file=sys.stderr))
-    except (ArenaError, ResultsDBError) as err:
+            result = run_rating(cfg, log=lambda line: print(line, file=sys.stderr))
+    except (RatingError, ResultsDBError) as err:
         raise CliError(str(err)) from None
     print(result.report(cfg.db))
     sys.stdout.flush()
