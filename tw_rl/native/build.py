@@ -56,6 +56,8 @@ SHARED_PARTS = (
     "weights_file.hpp",
     "evaluator.hpp",
     "student_network.hpp",
+    "nnue_features.hpp",
+    "nnue_network.hpp",
     "territory_evaluator.hpp",
     "evaluator_factory.hpp",
     "search.hpp",

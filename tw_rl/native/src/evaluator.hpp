@@ -14,6 +14,8 @@ struct Evaluation {
     std::vector<int> moves;
     std::vector<double> priors;
     double value = 0.0;
+    double margin = 0.0;        // expected final cell margin (own minus opponent's), side to move
+    bool has_margin = false;    // whether the evaluator fills `margin`
 };
 
 class Evaluator {
