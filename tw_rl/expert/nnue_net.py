@@ -3,7 +3,7 @@ and its weights file.
 
 ``NnueNet`` holds float weights.  ``forward(rows, quantized=True)`` computes what the C++ int8
 network computes, exactly: the weights rounded to their integer grids (``nnue_file.GRID``), the
-dense layer's sums floored to the 1/64 grid, the activations clipped to 0..127/64; every
+dense layer's sums rounded to the 1/64 grid (halves up), the activations clipped to 0..127/64; every
 intermediate is a multiple of 1/4096 below 2**24/4096 in size, so float32 holds it exactly and
 the C++ integers and this agree but for the last rounding of the outputs.  The rounding passes
 the gradient straight through (quantization-aware training); ``quantized=False`` is the float
@@ -81,7 +81,7 @@ class NnueNet(nn.Module):
         a1 = torch.clamp(acc, 0.0, TOP)
         z = a1 @ self.tensor("l2_w", q).t() + self.tensor("l2_b", q)
         if q:
-            z = _floor_ste(z * ONE) / ONE
+            z = _floor_ste(z * ONE + 0.5) / ONE  # to the nearest, halves up, as the C++
         a2 = torch.clamp(z, 0.0, TOP)
         out = a2 @ self.tensor("out_w", q).t() + self.tensor("out_b", q)
         local = self.tensor("pol_cell", q)[rows].view(rows.shape[0], self.cells, -1).sum(-1)

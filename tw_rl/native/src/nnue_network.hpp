@@ -11,7 +11,7 @@
 //
 //   acc     = ft_b + sum of the 364 active rows of ft_w           (width lanes)
 //   a1      = clamp(acc, 0, 127/64)
-//   a2      = clamp(floor64(l2_w a1 + l2_b), 0, 127/64)          (hidden lanes; floor64: to the 1/64 grid)
+//   a2      = clamp(round64(l2_w a1 + l2_b), 0, 127/64)          (hidden lanes; round64: to the 1/64 grid)
 //   (v, m)  = out_w a2 + out_b
 //   value   = 2 sigmoid(v) - 1 = tanh(v / 2)     margin = 91 m cells   (side to move)
 //   logit_c = pol_w[c] . a1 + pol_b[c] + the sum of pol_cell over the cell's four active rows
@@ -163,7 +163,7 @@ class NnueNetwork : public Evaluator {
             const int16_t *row = &l2_w[size_t(k) * size_t(W)];
             int32_t s = l2_b[size_t(k)];
             for (int j = 0; j < W; ++j) s += int32_t(a[j]) * int32_t(row[j]);
-            int32_t y = s < 0 ? 0 : s / NNUE_ONE;  // floor: s >= 0
+            int32_t y = s < 0 ? 0 : (s + NNUE_ONE / 2) / NNUE_ONE;  // to the nearest (halves up)
             a2[k] = y > NNUE_ACT_MAX ? NNUE_ACT_MAX : y;
         }
         for (int h = 0; h < 2; ++h) {
