@@ -16,9 +16,13 @@
 //   value   = 2 sigmoid(v) - 1 = tanh(v / 2)     margin = 91 m cells   (side to move)
 //   logit_c = pol_w[c] . a1 + pol_b[c] + the sum of pol_cell over the cell's four active rows
 //
-// The accumulator is refreshed in full at every evaluation: from parent to child the side to
-// move changes (every input is seen from it) and a placement changes sight, legality and the
-// simulated territory far from the cell (docs/bot.md gives the measured share).
+// The accumulator is updated, not refreshed: the network keeps, for each side to move, the
+// active rows and the accumulator of the last position it evaluated with that side to move,
+// and when fewer than half of the 364 rows differ it subtracts the old rows and adds the new
+// ones (integer sums: the same lanes as a refresh).  The search's consecutive evaluations are
+// near one another in the tree, and a move changes about 14 of the 364 rows for a fixed side
+// (docs/bot.md).  Compiled with -DTW_NNUE_FULL_REFRESH it refreshes every time (the bench's
+// comparison).
 #pragma once
 
 #include "evaluator.hpp"
@@ -53,7 +57,12 @@ class NnueNetwork : public Evaluator {
     // scratch: the first layer's output of the last position
     std::vector<int32_t> a1;
     std::vector<double> f_a1;
-    uint64_t evaluations = 0;
+    // the incremental accumulator: per side to move (RED - 1, WHITE - 1) the last rows and sums
+    int last_rows[2][NNUE_ACTIVE];
+    bool have_last[2] = {false, false};
+    std::vector<int16_t> acc16[2];
+    std::vector<int32_t> acc32[2];
+    uint64_t evaluations = 0, refreshes = 0, updated_rows = 0;
 
     explicit NnueNetwork(const Weights &w) {
         const Json *arch = w.header.get("arch");
@@ -92,6 +101,10 @@ class NnueNetwork : public Evaluator {
         const Tensor &pc = expect("pol_cell", {NNUE_INPUTS});
         a1.assign(size_t(W), 0);
         f_a1.assign(size_t(W), 0.0);
+        for (int s = 0; s < 2; ++s) {
+            acc16[s].assign(size_t(W), 0);
+            acc32[s].assign(size_t(W), 0);
+        }
         if (!quantized) {
             f_ft = ft.values, f_ft_b = fb.values, f_l2_w = lw.values, f_l2_b = lb.values, f_out_w = ow.values;
             f_out_b = ob.values, f_pol_w = pw.values, f_pol_b = pb.values, f_pol_cell = pc.values;
@@ -138,17 +151,43 @@ class NnueNetwork : public Evaluator {
         if (narrow) ft16.assign(ft32.begin(), ft32.end());
     }
 
-    // The first layer in integers: a1 = clamp(ft_b + the active rows, 0, 127).  WC: the width
-    // as a compile-time constant (0: read it), so that -O2 vectorises the lanes.
+    // The first layer in integers: a1 = clamp(ft_b + the active rows, 0, 127), the sums kept
+    // for side `side` and brought up to date from its last position (see the file's comment).
+    // WC: the width as a compile-time constant (0: read it), so that -O2 vectorises the lanes.
     template <class T, int WC>
-    void accumulate(const std::vector<T> &table, const int (&rows)[NNUE_ACTIVE]) {
+    void accumulate(const std::vector<T> &table, const int (&rows)[NNUE_ACTIVE], int side) {
         const int W = WC ? WC : width;
-        T acc[WC ? WC : NNUE_MAX_WIDTH];
-        for (int j = 0; j < W; ++j) acc[j] = T(ft_b[size_t(j)]);
-        for (int k = 0; k < NNUE_ACTIVE; ++k) {
-            const T *row = &table[size_t(rows[k]) * size_t(W)];
-            for (int j = 0; j < W; ++j) acc[j] = T(acc[j] + row[j]);
+        T *acc = nullptr;
+        if constexpr (sizeof(T) == 2)
+            acc = acc16[side].data();
+        else
+            acc = acc32[side].data();
+        int *last = last_rows[side];
+        int changed = 0;
+        if (have_last[side])
+            for (int k = 0; k < NNUE_ACTIVE; ++k) changed += rows[k] != last[k] ? 1 : 0;
+#ifdef TW_NNUE_FULL_REFRESH
+        const bool refresh = true;
+#else
+        const bool refresh = !have_last[side] || 2 * changed >= NNUE_ACTIVE;
+#endif
+        if (refresh) {
+            ++refreshes;
+            for (int j = 0; j < W; ++j) acc[j] = T(ft_b[size_t(j)]);
+            for (int k = 0; k < NNUE_ACTIVE; ++k) {
+                const T *row = &table[size_t(rows[k]) * size_t(W)];
+                for (int j = 0; j < W; ++j) acc[j] = T(acc[j] + row[j]);
+            }
+        } else {
+            updated_rows += uint64_t(changed);
+            for (int k = 0; k < NNUE_ACTIVE; ++k) {
+                if (rows[k] == last[k]) continue;
+                const T *old_row = &table[size_t(last[k]) * size_t(W)], *row = &table[size_t(rows[k]) * size_t(W)];
+                for (int j = 0; j < W; ++j) acc[j] = T(acc[j] - old_row[j] + row[j]);
+            }
         }
+        for (int k = 0; k < NNUE_ACTIVE; ++k) last[k] = rows[k];
+        have_last[side] = true;
         int32_t *out = a1.data();
         for (int j = 0; j < W; ++j) out[j] = acc[j] < 0 ? 0 : acc[j] > NNUE_ACT_MAX ? NNUE_ACT_MAX : int32_t(acc[j]);
     }
@@ -217,7 +256,8 @@ class NnueNetwork : public Evaluator {
 
     // The network's outputs for a position: value logit, margin / 91, and the logits of `cells`
     // (PASS: 0).  `rows`: the position's active rows (nnue_features).
-    void run(const int (&rows)[NNUE_ACTIVE], const std::vector<int> &cells, double &value_logit,
+    // `side`: the side to move (RED or WHITE), whose incremental accumulator is used.
+    void run(const int (&rows)[NNUE_ACTIVE], int side, const std::vector<int> &cells, double &value_logit,
              double &margin_share, std::vector<double> &logits) {
         logits.resize(cells.size());
         if (!quantized) {
@@ -229,12 +269,13 @@ class NnueNetwork : public Evaluator {
                 logits[m] = cells[m] == PASS ? 0.0 : float_cell_logit(cells[m], rows);
             return;
         }
+        const int s = side == WHITE ? 1 : 0;
         if (narrow && width == 128)
-            accumulate<int16_t, 128>(ft16, rows);
+            accumulate<int16_t, 128>(ft16, rows, s);
         else if (narrow)
-            accumulate<int16_t, 0>(ft16, rows);
+            accumulate<int16_t, 0>(ft16, rows, s);
         else
-            accumulate<int32_t, 0>(ft32, rows);
+            accumulate<int32_t, 0>(ft32, rows, s);
         int32_t o[2];
         dense(o);
         const double inv = 1.0 / NNUE_SUM_ONE;
@@ -253,7 +294,7 @@ class NnueNetwork : public Evaluator {
         nnue_features(p, info, rows);
         double v, m;
         std::vector<double> &logits = out.priors;
-        run(rows, out.moves, v, m, logits);
+        run(rows, p.to_move, out.moves, v, m, logits);
         ++evaluations;
         out.value = std::tanh(0.5 * v);
         out.margin = double(NUM_CELLS) * m;

@@ -78,7 +78,7 @@ inline int test_mode(Evaluator *net, const Options &o) {
                 for (int c = 0; c < NUM_CELLS; ++c) cells.push_back(c);
                 std::vector<double> logits;
                 double vl, ms;
-                nn->run(rows, cells, vl, ms, logits);
+                nn->run(rows, p.to_move, cells, vl, ms, logits);
                 std::printf("value_logit %.17g margin_share %.17g logits", vl, ms);
                 for (double x : logits) std::printf(" %.17g", x);
                 std::printf("\n");
