@@ -34,6 +34,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--qat-from", type=float, default=0.6, help="share of steps before int8 training")
     p.add_argument("--checkpoint-every", type=int, default=500, help="steps between checkpoints")
     p.add_argument("--margin-weight", type=float, default=1.0, help="weight of the margin loss")
+    p.add_argument("--value-weight", type=float, default=0.25, help="weight of the value loss (default 0.25)")
+    p.add_argument("--weight-decay", type=float, default=0.01, help="AdamW's weight decay (default 0.01)")
+    p.add_argument("--holdout-every", type=int, default=20, help="every k-th game held out (default 20)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--warm-start", type=Path, help="an nnue-1 weights file to start from")
     p.add_argument("--threads", type=int, default=0, help="torch threads (0: torch's default)")
@@ -54,6 +57,9 @@ def main(argv: list[str] | None = None) -> int:
         qat_from=args.qat_from,
         checkpoint_every=args.checkpoint_every,
         margin_weight=args.margin_weight,
+        value_weight=args.value_weight,
+        weight_decay=args.weight_decay,
+        holdout_every=args.holdout_every,
         seed=args.seed,
         warm_start=args.warm_start,
         threads=args.threads,

@@ -3,9 +3,9 @@ and its weights file.
 
 ``NnueNet`` holds float weights.  ``forward(rows, quantized=True)`` computes what the C++ int8
 network computes, exactly: the weights rounded to their integer grids (``nnue_file.GRID``), the
-dense layer's sums rounded to the 1/64 grid (halves up), the activations clipped to 0..127/64; every
-intermediate is a multiple of 1/4096 below 2**24/4096 in size, so float32 holds it exactly and
-the C++ integers and this agree but for the last rounding of the outputs.  The rounding passes
+sums rounded to the activations' 1/64 grid (halves up), the activations clipped to 0..127/64;
+every intermediate is a multiple of 1/8192 below 2**24/8192 in size, so float32 holds it
+exactly and the C++ integers and this agree but for the last rounding of the outputs.  The rounding passes
 the gradient straight through (quantization-aware training); ``quantized=False`` is the float
 network, which the C++ plays from a 'float32' file.
 
@@ -78,6 +78,8 @@ class NnueNet(nn.Module):
         (the margin / cells), logits [B, cells]."""
         q = quantized
         acc = F.embedding_bag(rows, self.tensor("ft_w", q), mode="sum") + self.tensor("ft_b", q)
+        if q:
+            acc = _floor_ste(acc * ONE + 0.5) / ONE  # to the activations' grid, halves up, as the C++
         a1 = torch.clamp(acc, 0.0, TOP)
         z = a1 @ self.tensor("l2_w", q).t() + self.tensor("l2_b", q)
         if q:
@@ -109,8 +111,9 @@ def weights_bytes(net: NnueNet, quantization: str = "int8", meta: dict | None = 
         flat = array.reshape(-1)
         if quantization == "int8" and name in INT8_TENSORS:
             rows = array.shape[0]
-            q = np.rint(flat * ONE).astype(np.int8)
-            chunks.append(np.full(rows, 1.0 / ONE, dtype="<f4").tobytes() + q.tobytes())
+            one = GRID[name][0]
+            q = np.rint(flat * one).astype(np.int8)
+            chunks.append(np.full(rows, 1.0 / one, dtype="<f4").tobytes() + q.tobytes())
             dtype = "i8"
         else:
             chunks.append(flat.astype("<f4").tobytes())

@@ -7,9 +7,9 @@ JSON header, tensors, sha256) with header ``arch`` "nnue-1", ``width`` (the accu
 lanes), ``hidden`` (the dense layer's), ``features`` (inputs per cell, ``PER_CELL``) and
 ``quantization``: "int8" (played in integers) or "float32" (the same network unquantized, the
 reference that quantization is measured against).  In an int8 file every value lies on its
-tensor's integer grid: ``ft_w``, ``l2_w``, ``out_w`` and ``pol_w`` are dtype "i8" with every
-row's scale 1/64 (int8 weights q / 64); ``ft_b`` and ``pol_cell`` are multiples of 1/64 (int16),
-``l2_b``, ``out_b`` and ``pol_b`` multiples of 1/4096 (int32), stored as float32 (exact).
+tensor's integer grid (``GRID``): ``ft_w`` is dtype "i8" with every row's scale 1/256, ``l2_w``,
+``out_w`` and ``pol_w`` with 1/128; ``ft_b`` is a multiple of 1/256 and ``pol_cell`` of 1/128
+(int16), ``l2_b``, ``out_b`` and ``pol_b`` of 1/8192 (int32), stored as float32 (exact).
 
 The Python bot does not play this network: its loader refuses the file in one line (it holds
 an 'nnue-1' network, not 'student-1'); ``check`` is what the submission's builder asks instead.
@@ -24,20 +24,22 @@ QUANTIZATIONS = ("int8", "float32")
 # inputs per cell, by group (nnue_features.hpp): content, sight pair, legality, territory
 GROUPS = (("content", 14), ("sight", 25), ("legal", 4), ("territory", 4))
 PER_CELL = sum(size for _, size in GROUPS)  # 47
-ONE = 64  # weights and activations: q / 64
-SUM_ONE = 4096  # dense sums: q / 4096
+FT_ONE = 256  # the first layer's weights and sums: q / 256
+W_ONE = 128  # the dense layers' weights: q / 128
+ONE = 64  # activations: q / 64
+SUM_ONE = 8192  # dense sums: q / 8192
 ACT_MAX = 127  # the clipped ReLU's top, in q
 # tensor -> (grid of an int8 file: values are q / grid, |q| at most top)
 GRID = {
-    "ft_w": (ONE, 127),
-    "ft_b": (ONE, 32767),
-    "l2_w": (ONE, 127),
+    "ft_w": (FT_ONE, 127),
+    "ft_b": (FT_ONE, 32767),
+    "l2_w": (W_ONE, 127),
     "l2_b": (SUM_ONE, 1 << 24),
-    "out_w": (ONE, 127),
+    "out_w": (W_ONE, 127),
     "out_b": (SUM_ONE, 1 << 24),
-    "pol_w": (ONE, 127),
+    "pol_w": (W_ONE, 127),
     "pol_b": (SUM_ONE, 1 << 24),
-    "pol_cell": (ONE, 32767),
+    "pol_cell": (W_ONE, 32767),
 }
 INT8_TENSORS = ("ft_w", "l2_w", "out_w", "pol_w")  # stored as dtype i8 in an int8 file
 

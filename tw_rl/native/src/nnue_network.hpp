@@ -4,14 +4,15 @@
 // three heads: the win probability, the final margin, a policy logit per cell.
 //
 // A file with quantization 'int8' is played in integers, exactly as the torch twin simulates
-// them: weights and activations are q / 64 (int8 weights, activations clipped to 0..127), the
-// dense sums q / 4096 (int32), the first layer's sum in int16 lanes when no position can leave
-// int16 (checked at load, else int32).  A file with quantization 'float32' (the same network
+// them: the first layer's weights are q / 256 (int8) and its sums q / 256 (int16 lanes when no
+// position can leave int16, checked at load, else int32); the activations q / 64, clipped to
+// 0..127; the dense layers' weights q / 128 (int8) and their sums q / 8192 (int32); a sum goes
+// to the activations' grid to the nearest (halves up).  A file with quantization 'float32' (the same network
 // before quantization) is played in doubles: the reference that quantization is measured against.
 //
 //   acc     = ft_b + sum of the 364 active rows of ft_w           (width lanes)
-//   a1      = clamp(acc, 0, 127/64)
-//   a2      = clamp(round64(l2_w a1 + l2_b), 0, 127/64)          (hidden lanes; round64: to the 1/64 grid)
+//   a1      = clamp(round64(acc), 0, 127/64)                     (round64: to the 1/64 grid)
+//   a2      = clamp(round64(l2_w a1 + l2_b), 0, 127/64)          (hidden lanes)
 //   (v, m)  = out_w a2 + out_b
 //   value   = 2 sigmoid(v) - 1 = tanh(v / 2)     margin = 91 m cells   (side to move)
 //   logit_c = pol_w[c] . a1 + pol_b[c] + the sum of pol_cell over the cell's four active rows
@@ -46,8 +47,10 @@
 namespace tw {
 
 constexpr const char *NNUE_ARCH = "nnue-1";
-constexpr int NNUE_ONE = 64;         // weights and activations: q / 64
-constexpr int NNUE_SUM_ONE = 4096;   // dense sums: q / 4096
+constexpr int NNUE_FT_ONE = 256;     // the first layer's weights and sums: q / 256
+constexpr int NNUE_W_ONE = 128;      // the dense layers' weights: q / 128
+constexpr int NNUE_ONE = 64;         // activations: q / 64
+constexpr int NNUE_SUM_ONE = 8192;   // dense sums: q / 8192 (activation times weight)
 constexpr int NNUE_ACT_MAX = 127;    // the clipped ReLU's top, in q
 constexpr int NNUE_MAX_WIDTH = 1024, NNUE_MAX_HIDDEN = 256;
 
@@ -127,19 +130,19 @@ class NnueNetwork : public Evaluator {
                 out[k] = typename std::decay<decltype(out)>::type::value_type(q);
             }
         };
-        grid("ft_w", ft, NNUE_ONE, 127, ft32);
-        grid("ft_b", fb, NNUE_ONE, 32767, ft_b);
-        grid("l2_w", lw, NNUE_ONE, 127, l2_w);
+        grid("ft_w", ft, NNUE_FT_ONE, 127, ft32);
+        grid("ft_b", fb, NNUE_FT_ONE, 32767, ft_b);
+        grid("l2_w", lw, NNUE_W_ONE, 127, l2_w);
         grid("l2_b", lb, NNUE_SUM_ONE, 1 << 24, l2_b);
-        grid("out_w", ow, NNUE_ONE, 127, out_w);
+        grid("out_w", ow, NNUE_W_ONE, 127, out_w);
         std::vector<int32_t> ob_q;
         grid("out_b", ob, NNUE_SUM_ONE, 1 << 24, ob_q);
         out_b[0] = ob_q[0];
         out_b[1] = ob_q[1];
-        grid("pol_w", pw, NNUE_ONE, 127, pol_w);
+        grid("pol_w", pw, NNUE_W_ONE, 127, pol_w);
         grid("pol_b", pb, NNUE_SUM_ONE, 1 << 24, pol_b);
-        grid("pol_cell", pc, NNUE_ONE, 32767, pol_cell);
-        for (int32_t &x : pol_cell) x *= NNUE_SUM_ONE / NNUE_ONE;  // to the dense sums' scale
+        grid("pol_cell", pc, NNUE_W_ONE, 32767, pol_cell);
+        for (int32_t &x : pol_cell) x *= NNUE_SUM_ONE / NNUE_W_ONE;  // to the dense sums' scale
         // int16 lanes when |bias| + the largest row of every (cell, group) fits in every lane
         double bound = 0.0;
         for (int j = 0; j < W; ++j) {
@@ -197,10 +200,14 @@ class NnueNetwork : public Evaluator {
         for (int k = 0; k < NNUE_ACTIVE; ++k) last[k] = rows[k];
         have_last[side] = true;
         int16_t *out = a1.data();
-        for (int j = 0; j < W; ++j) out[j] = int16_t(acc[j] < 0 ? 0 : acc[j] > NNUE_ACT_MAX ? NNUE_ACT_MAX : acc[j]);
+        constexpr int down = NNUE_FT_ONE / NNUE_ONE;  // to the activations' grid, to the nearest (halves up)
+        for (int j = 0; j < W; ++j) {
+            int32_t x = acc[j] < 0 ? 0 : (int32_t(acc[j]) + down / 2) / down;
+            out[j] = int16_t(x > NNUE_ACT_MAX ? NNUE_ACT_MAX : x);
+        }
     }
 
-    // The heads in integers from a1: o[0] (value logit) and o[1] (margin / 91), q / 4096.
+    // The heads in integers from a1: o[0] (value logit) and o[1] (margin / 91), q / 8192.
     void dense(int32_t (&o)[2]) {
         const int W = width, H = hidden;
         const int16_t *a = a1.data();
@@ -209,7 +216,8 @@ class NnueNetwork : public Evaluator {
             const int16_t *row = &l2_w[size_t(k) * size_t(W)];
             int32_t s = l2_b[size_t(k)];
             for (int j = 0; j < W; ++j) s += int32_t(a[j]) * int32_t(row[j]);
-            int32_t y = s < 0 ? 0 : (s + NNUE_ONE / 2) / NNUE_ONE;  // to the nearest (halves up)
+            constexpr int down = NNUE_SUM_ONE / NNUE_ONE;
+            int32_t y = s < 0 ? 0 : (s + down / 2) / down;  // to the nearest (halves up)
             a2[k] = y > NNUE_ACT_MAX ? NNUE_ACT_MAX : y;
         }
         for (int h = 0; h < 2; ++h) {
@@ -219,7 +227,7 @@ class NnueNetwork : public Evaluator {
         }
     }
 
-    // One cell's policy logit in integers (q / 4096), from a1 and the cell's active rows.
+    // One cell's policy logit in integers (q / 8192), from a1 and the cell's active rows.
     int32_t cell_logit(int c, const int (&rows)[NNUE_ACTIVE]) const {
         const int W = width;
         const int16_t *row = &pol_w[size_t(c) * size_t(W)], *a = a1.data();
