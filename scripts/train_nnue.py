@@ -36,6 +36,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--margin-weight", type=float, default=1.0, help="weight of the margin loss")
     p.add_argument("--value-weight", type=float, default=0.25, help="weight of the value loss (default 0.25)")
     p.add_argument("--weight-decay", type=float, default=0.01, help="AdamW's weight decay (default 0.01)")
+    p.add_argument(
+        "--student-share", type=float, default=0.0, help="share of the shipped student's targets (default 0)"
+    )
     p.add_argument("--holdout-every", type=int, default=20, help="every k-th game held out (default 20)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--warm-start", type=Path, help="an nnue-1 weights file to start from")
@@ -58,6 +61,7 @@ def main(argv: list[str] | None = None) -> int:
         checkpoint_every=args.checkpoint_every,
         margin_weight=args.margin_weight,
         value_weight=args.value_weight,
+        student_share=args.student_share,
         weight_decay=args.weight_decay,
         holdout_every=args.holdout_every,
         seed=args.seed,

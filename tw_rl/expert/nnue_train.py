@@ -6,7 +6,11 @@ the win probability, binary cross-entropy on (result + 1) / 2) and the final ter
 cells (``score``: the margin head, squared error); the value's loss weighs ``value_weight``
 (0.25: the result is one bit per game, and with the full weight the value head learns the
 games by heart: on 2,000 games its holdout loss rose from step 250 on while its training loss
-fell), and AdamW's decoupled weight decay holds the weights small.  The inputs are computed in Python
+fell), and AdamW's decoupled weight decay holds the weights small.  With ``student_share`` s
+the targets are mixed with the shipped student's (the Python bot's network, run on each
+position once and cached): policy (1 - s) visits + s priors, win probability (1 - s) result +
+s (student value + 1) / 2, a smooth target where the result is one bit per game.  The holdout
+keeps the self-play targets alone.  The inputs are computed in Python
 (``nnue_features``) once per shard and cached under ``OUT/features``.
 
 Games, not positions, are split: every ``holdout_every``-th shard is held out.  The first
@@ -32,7 +36,7 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from tw_rl.expert.nnue_features import my_legal_mask, samples_rows
+from tw_rl.expert.nnue_features import my_legal_mask, position_of, samples_rows
 from tw_rl.expert.nnue_net import NnueNet, load_weights, write_weights
 from tw_rl.files import write_atomic
 from tw_rl.training.replay_buffer import SHARD_PATTERN, read_shard
@@ -56,6 +60,7 @@ class TrainConfig:
     checkpoint_every: int = 500
     margin_weight: float = 1.0
     value_weight: float = 0.25
+    student_share: float = 0.0  # the shipped student's priors and value mixed into the targets
     weight_decay: float = 0.01  # AdamW's, decoupled
     seed: int = 0
     warm_start: Path | None = None  # an nnue-1 weights file to start from
@@ -70,6 +75,8 @@ class Data:
     value: np.ndarray  # float32 [N], -1 / 0 / 1 for the side to move
     score: np.ndarray  # float32 [N], final margin / cells
     legal: np.ndarray  # bool [N, cells]
+    student_policy: np.ndarray | None = None  # float32 [N, cells], the student's priors
+    student_value: np.ndarray | None = None  # float32 [N], the student's value
 
     def __len__(self) -> int:
         return len(self.value)
@@ -108,7 +115,41 @@ def shard_data(path: Path, cache: Path) -> dict[str, np.ndarray] | None:
     return part
 
 
-def load_data(files: list[Path], cache: Path, progress: bool = True) -> Data:
+def student_labels(path: Path, cache: Path, rows: np.ndarray) -> dict[str, np.ndarray]:
+    """The shipped student's priors and value on a shard's positions (cached beside its inputs)."""
+    cached = cache / f"{path.parent.name}-{path.stem}-student.npz"
+    if cached.is_file():
+        with np.load(cached) as z:
+            return {k: z[k] for k in z.files}
+    from tw_rl.codecup.evaluation import default_weights, make_evaluator
+    from tw_rl.codecup.rules import Board
+
+    global _STUDENT
+    if _STUDENT is None:
+        _STUDENT = make_evaluator(default_weights(6))
+    samples = read_shard(path, 6)
+    board = Board(6)
+    cells = samples.owner.shape[1]
+    policy = np.zeros((len(samples), cells), dtype=np.float32)
+    value = np.zeros(len(samples), dtype=np.float32)
+    for k in range(len(samples)):
+        pos = position_of(board, samples.owner[k], samples.height[k], samples.to_move[k], samples.passes[k])
+        priors, v = _STUDENT.evaluate(pos)
+        for move, prior in priors.items():
+            if move < cells:
+                policy[k, move] = prior
+        value[k] = v
+    part = {"student_policy": policy, "student_value": value}
+    buffer = io.BytesIO()
+    np.savez(buffer, **part)
+    write_atomic(cached, buffer.getvalue())
+    return part
+
+
+_STUDENT = None
+
+
+def load_data(files: list[Path], cache: Path, progress: bool = True, student: bool = False) -> Data:
     cache.mkdir(parents=True, exist_ok=True)
     parts = []
     iterator = files
@@ -119,11 +160,21 @@ def load_data(files: list[Path], cache: Path, progress: bool = True) -> Data:
     for path in iterator:
         part = shard_data(path, cache)
         if part is not None and len(part["value"]):
+            if student:
+                part.update(student_labels(path, cache, part["rows"]))
             parts.append(part)
     if not parts:
         raise NnueTrainError("the shards hold no positions")
     cat = {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
-    return Data(cat["rows"], cat["policy"], cat["value"], cat["score"], my_legal_mask(cat["rows"]))
+    return Data(
+        cat["rows"],
+        cat["policy"],
+        cat["value"],
+        cat["score"],
+        my_legal_mask(cat["rows"]),
+        cat.get("student_policy"),
+        cat.get("student_value"),
+    )
 
 
 def split(files: list[Path], every: int) -> tuple[list[Path], list[Path]]:
@@ -139,8 +190,13 @@ def losses(net: NnueNet, data: Data, index: np.ndarray, quantized: bool, config:
     legal = torch.from_numpy(data.legal[index])
     logits = out["logits"].masked_fill(~legal, -1e9)
     target = torch.from_numpy(data.policy[index])
-    policy = -(target * F.log_softmax(logits, dim=1)).sum(1).mean()
     value_target = (torch.from_numpy(data.value[index]) + 1.0) * 0.5
+    share = config.student_share
+    if share > 0 and data.student_policy is not None:
+        target = (1 - share) * target + share * torch.from_numpy(data.student_policy[index])
+        student_value = (torch.from_numpy(data.student_value[index]) + 1.0) * 0.5
+        value_target = (1 - share) * value_target + share * student_value
+    policy = -(target * F.log_softmax(logits, dim=1)).sum(1).mean()
     value = F.binary_cross_entropy_with_logits(out["value_logit"], value_target)
     margin = F.mse_loss(out["margin_share"], torch.from_numpy(data.score[index]))
     total = policy + config.value_weight * value + config.margin_weight * margin
@@ -192,7 +248,8 @@ def train(config: TrainConfig, progress: bool = True) -> dict:
     files = shard_files(config.data)
     train_files, hold_files = split(files, config.holdout_every)
     t0 = time.process_time()
-    data = load_data(train_files, out / "features", progress)
+    student = config.student_share > 0
+    data = load_data(train_files, out / "features", progress, student)
     hold = load_data(hold_files, out / "features", progress) if hold_files else None
     input_seconds = time.process_time() - t0
     net = NnueNet(config.width, config.hidden, seed=config.seed)
