@@ -36,6 +36,8 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
+from tw_rl.codecup.evaluation import default_weights, make_evaluator
+from tw_rl.codecup.rules import Board
 from tw_rl.expert.nnue_features import my_legal_mask, position_of, samples_rows
 from tw_rl.expert.nnue_net import NnueNet, load_weights, write_weights
 from tw_rl.files import write_atomic
@@ -115,15 +117,12 @@ def shard_data(path: Path, cache: Path) -> dict[str, np.ndarray] | None:
     return part
 
 
-def student_labels(path: Path, cache: Path, rows: np.ndarray) -> dict[str, np.ndarray]:
+def student_labels(path: Path, cache: Path) -> dict[str, np.ndarray]:
     """The shipped student's priors and value on a shard's positions (cached beside its inputs)."""
     cached = cache / f"{path.parent.name}-{path.stem}-student.npz"
     if cached.is_file():
         with np.load(cached) as z:
             return {k: z[k] for k in z.files}
-    from tw_rl.codecup.evaluation import default_weights, make_evaluator
-    from tw_rl.codecup.rules import Board
-
     global _STUDENT
     if _STUDENT is None:
         _STUDENT = make_evaluator(default_weights(6))
@@ -161,7 +160,7 @@ def load_data(files: list[Path], cache: Path, progress: bool = True, student: bo
         part = shard_data(path, cache)
         if part is not None and len(part["value"]):
             if student:
-                part.update(student_labels(path, cache, part["rows"]))
+                part.update(student_labels(path, cache))
             parts.append(part)
     if not parts:
         raise NnueTrainError("the shards hold no positions")
