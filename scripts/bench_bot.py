@@ -19,9 +19,9 @@ flags, e.g. ``-march=native``); its ``--bench N`` mode searches the same positio
 each, N simulations) and prints its CPU seconds and a bench signature (root moves and visit
 counts), which the current Python bot's searches reproduce when the two are the same bot.
 ``--no-native`` leaves it out (also done, with a note, when there is no compiler).
-``--native-weights FILE ...`` also times the native bot with other students (a wider one, say),
-in the same rounds, as simulations/s and as a share of the shipped student's: what one of them
-costs at equal time.
+``--native-weights FILE ...`` also times the native bot with other networks (a wider student, or
+the native network, arch nnue-1, of ``scripts/train_nnue.py``), in the same rounds, as
+simulations/s and as a share of the shipped student's: what one of them costs at equal time.
 
 Release 0.1 is loaded from ``baselines/tw_rl-0.1.py`` itself: a worker process executes that
 file's definitions, installs its import hook (so ``tw_rl.codecup`` is the embedded 0.1 code)
@@ -35,6 +35,7 @@ each search's cProfile summary (functions by own time; the profiler inflates cal
     python scripts/bench_bot.py --rounds 3 --profile
     python scripts/bench_bot.py --native-flags=-march=native
     python scripts/bench_bot.py --native-weights runs/w64/student.twnet   # a width-64 student too
+    python scripts/bench_bot.py --native-weights runs/nnue/train-g1/nnue.twnet   # the native network
 """
 
 from __future__ import annotations
@@ -237,11 +238,11 @@ def run_native(binary: Path, job: dict) -> dict:
 
 
 def student_shape(path: str) -> str:
-    """``width W, hidden H`` of a weights file (its header), for the table."""
+    """``ARCH, width W, hidden H`` of a weights file (its header), for the table."""
     from tw_rl.codecup.weights import read_weights
 
     header = read_weights(path).header
-    return f"width {header.get('width')}, hidden {header.get('hidden')}"
+    return f"{header.get('arch')}, width {header.get('width')}, hidden {header.get('hidden')}"
 
 
 def table(results: dict[str, dict], job: dict) -> str:
@@ -291,7 +292,7 @@ def table(results: dict[str, dict], job: dict) -> str:
         if job["native_weights"]:
             lines += [
                 "",
-                "| native bot's student | network | search simulations/s | share of the shipped student's |",
+                "| native bot's network | network | search simulations/s | share of the shipped student's |",
                 "|---|---|---|---|",
                 f"| shipped | {student_shape(str(default_student()))} "
                 f"| {native['student']['sims_per_s']:,.0f} | 1.00 |",

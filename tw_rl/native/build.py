@@ -40,7 +40,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tw_rl.codecup.evaluation import make_evaluator
+from tw_rl.codecup.weights import read_weights
 from tw_rl.files import same_bytes, write_atomic
+from tw_rl.native import nnue_file
 
 PARTS_DIR = Path(__file__).resolve().with_name("src")
 # The manifest: the parts in assembly order (each after every part it includes).
@@ -56,6 +58,8 @@ SHARED_PARTS = (
     "weights_file.hpp",
     "evaluator.hpp",
     "student_network.hpp",
+    "nnue_features.hpp",
+    "nnue_network.hpp",
     "territory_evaluator.hpp",
     "evaluator_factory.hpp",
     "position_key.hpp",
@@ -201,9 +205,15 @@ def render(source: str, weights: tuple[str, bytes] | None) -> str:
 
 
 def check_weights(weights: Path, board_size: int = BOARD_SIZE) -> None:
-    """Refuse a weights file the bot would refuse at start-up (loaded as the Python bot does)."""
+    """Refuse a weights file the bot would refuse at start-up: a student loaded as the Python
+    bot does, the native network (arch nnue-1, which the Python bot does not play) by
+    ``nnue_file.check``."""
     try:
-        make_evaluator(str(weights), board_size=board_size)
+        parsed = read_weights(str(weights), board_size)
+        if parsed.header.get("arch") == nnue_file.ARCH:
+            nnue_file.check(parsed)
+        else:
+            make_evaluator(str(weights), board_size=board_size)
     except Exception as err:  # EvaluatorError / WeightsError; any other failure refuses it too
         raise NativeBuildError(f"the bot would refuse these weights: {err}; nothing written") from None
 

@@ -4,16 +4,21 @@
 // evaluator interface, before this one in build.py's manifest) and one branch here.
 #pragma once
 
+#include "nnue_network.hpp"
 #include "student_network.hpp"
 #include "weights_file.hpp"
 
 #include <memory>
+#include <string>
 
 namespace tw {
 
 inline std::unique_ptr<Evaluator> make_network(const Weights &w) {
-    // 'student-1' and, for now, anything else: the student refuses a tag it does not know with
-    // the Python bot's message.
+    const Json *arch = w.header.get("arch");
+    if (arch && arch->kind == Json::STR && arch->str == NNUE_ARCH)
+        return std::unique_ptr<Evaluator>(new NnueNetwork(w));
+    // 'student-1' and anything else: the student refuses a tag it does not know with the
+    // Python bot's message.
     return std::unique_ptr<Evaluator>(new Network(w));
 }
 

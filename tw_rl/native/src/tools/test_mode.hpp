@@ -2,6 +2,7 @@
 // them with the Python bot).
 #pragma once
 
+#include "nnue_network.hpp"
 #include "tools/bench_mode.hpp"
 
 #include <cstdio>
@@ -91,6 +92,29 @@ inline int test_mode(Evaluator *net, const Options &o) {
                 e->evaluate(p, info, false, ev);
                 std::printf("value %.17g priors", ev.value);
                 for (size_t k = 0; k < ev.moves.size(); ++k) std::printf(" %d:%.17g", ev.moves[k], ev.priors[k]);
+                std::printf("\n");
+            } else if (cmd == "nfeat") {
+                // nfeat position: the NNUE's active input rows (nnue_features.hpp)
+                Pos p = replay(v, 0, info);
+                int rows[NNUE_ACTIVE];
+                nnue_features(p, info, rows);
+                std::printf("rows");
+                for (int r : rows) std::printf(" %d", r);
+                std::printf("\n");
+            } else if (cmd == "nnue") {
+                // nnue position: the loaded NNUE's raw outputs, a policy logit for every cell
+                NnueNetwork *nn = dynamic_cast<NnueNetwork *>(net);
+                if (!nn) throw Error{"the loaded network is not an nnue-1 network"};
+                Pos p = replay(v, 0, info);
+                int rows[NNUE_ACTIVE];
+                nnue_features(p, info, rows);
+                std::vector<int> cells;
+                for (int c = 0; c < NUM_CELLS; ++c) cells.push_back(c);
+                std::vector<double> logits;
+                double vl, ms;
+                nn->run(rows, p.to_move, cells, vl, ms, logits);
+                std::printf("value_logit %.17g margin_share %.17g logits", vl, ms);
+                for (double x : logits) std::printf(" %.17g", x);
                 std::printf("\n");
             } else if (cmd == "search" || cmd == "tsearch") {
                 // search SIMS position: a fresh tree, SIMS simulations

@@ -1,0 +1,70 @@
+"""Quantization of the native network measured: the C++ int8 network against its torch twin,
+the C++ float network against the twin's float forward, what int8 costs against float, and how
+often fixed-size searches with the int8 and the float network (both C++) pick the same move.
+
+    python scripts/nnue_agreement.py runs/nnue/train-g0/nnue.twnet runs/nnue/train-g0/nnue-float.twnet
+
+Positions: every position of ``--games`` seeded greedy-and-random games (tw_rl.expert.nnue_check);
+the search check uses those with more than one legal move, every ``--every``-th.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from tw_rl.codecup.errors import WeightsError
+from tw_rl.expert import nnue_check as check
+from tw_rl.expert.nnue_net import load_weights
+from tw_rl.expert.selfplay import native_binary
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("int8", type=Path, help="the int8 weights file (nnue.twnet)")
+    p.add_argument("float32", type=Path, help="the same network in float32 (nnue-float.twnet)")
+    p.add_argument("--games", type=int, default=20, help="games whose positions are used (default 20)")
+    p.add_argument("--seed", type=int, default=1, help="seed of the games (default 1)")
+    p.add_argument("--sims", type=int, default=64, help="simulations of each search (default 64)")
+    p.add_argument("--every", type=int, default=1, help="search every k-th position (default 1)")
+    args = p.parse_args(argv)
+    try:
+        net_int8, net_float = load_weights(args.int8), load_weights(args.float32)
+    except WeightsError as err:
+        p.error(str(err))
+    binary = native_binary(Path(tempfile.mkdtemp(prefix="tw_rl-nnue-")))
+    records = check.game_positions(args.games, args.seed)
+    t0 = time.perf_counter()
+    c_int8 = check.native_outputs(binary, args.int8, records)
+    c_float = check.native_outputs(binary, args.float32, records)
+    figures = {
+        "positions": len(records),
+        "cpp_int8_vs_twin_int8": check.largest_differences(
+            c_int8, check.twin_outputs(net_int8, records, True), records
+        ),
+        "cpp_float_vs_twin_float": check.largest_differences(
+            c_float, check.twin_outputs(net_float, records, False), records
+        ),
+        "cpp_int8_vs_cpp_float": check.largest_differences(c_int8, c_float, records),
+    }
+    searched = [r for r in records if len(check.position(r).legal_moves()) > 1][:: args.every]
+    a = check.search_moves(binary, args.int8, searched, args.sims)
+    b = check.search_moves(binary, args.float32, searched, args.sims)
+    same = sum(x == y for x, y in zip(a, b, strict=True))
+    figures["search"] = {
+        "positions": len(searched),
+        "sims": args.sims,
+        "same_move": same,
+        "share": same / len(searched),
+    }
+    figures["wall_seconds"] = round(time.perf_counter() - t0, 1)
+    print(json.dumps(figures, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

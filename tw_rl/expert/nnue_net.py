@@ -1,0 +1,165 @@
+"""The torch twin of the native network (arch ``nnue-1``, ``tw_rl/native/src/nnue_network.hpp``)
+and its weights file.
+
+``NnueNet`` holds float weights.  ``forward(rows, quantized=True)`` computes what the C++ int8
+network computes, exactly: the weights rounded to their integer grids (``nnue_file.GRID``), the
+sums rounded to the activations' 1/64 grid (halves up), the activations clipped to 0..127/64;
+every intermediate is a multiple of 1/8192 below 2**24/8192 in size, so float32 holds it
+exactly and the C++ integers and this agree but for the last rounding of the outputs.  The rounding passes
+the gradient straight through (quantization-aware training); ``quantized=False`` is the float
+network, which the C++ plays from a 'float32' file.
+
+``weights_bytes`` / ``write_weights`` write the file (int8 or float32, see
+``tw_rl.native.nnue_file``); ``load_weights`` reads one back into a twin.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+from tw_rl.codecup import weights as fmt
+from tw_rl.files import same_bytes, write_atomic
+from tw_rl.native import nnue_file
+from tw_rl.native.nnue_file import ACT_MAX, GRID, INT8_TENSORS, ONE, PER_CELL
+
+TOP = ACT_MAX / ONE  # the clipped ReLU's top
+
+
+def _round_ste(x: torch.Tensor) -> torch.Tensor:
+    return x + (torch.round(x) - x).detach()
+
+
+def _floor_ste(x: torch.Tensor) -> torch.Tensor:
+    return x + (torch.floor(x) - x).detach()
+
+
+class NnueNet(nn.Module):
+    """The native network's weights as torch parameters (names as in the file)."""
+
+    def __init__(self, width: int = 128, hidden: int = 32, size: int = 6, seed: int = 0):
+        super().__init__()
+        self.width, self.hidden, self.size = width, hidden, size
+        self.cells = nnue_file.cells_of(size)
+        self.inputs = self.cells * PER_CELL
+        g = torch.Generator().manual_seed(seed)
+        self.ft_w = nn.Parameter(torch.randn(self.inputs, width, generator=g) * 0.05)
+        self.ft_b = nn.Parameter(torch.full((width,), 0.25))
+        self.l2_w = nn.Parameter(torch.randn(hidden, width, generator=g) * (1.0 / width) ** 0.5)
+        self.l2_b = nn.Parameter(torch.zeros(hidden))
+        self.out_w = nn.Parameter(torch.randn(2, hidden, generator=g) * (1.0 / hidden) ** 0.5)
+        self.out_b = nn.Parameter(torch.zeros(2))
+        self.pol_w = nn.Parameter(torch.zeros(self.cells, width))
+        self.pol_b = nn.Parameter(torch.zeros(self.cells))
+        self.pol_cell = nn.Parameter(torch.zeros(self.inputs))
+
+    def tensor(self, name: str, quantized: bool) -> torch.Tensor:
+        """A parameter as the network uses it: on its integer grid when ``quantized``."""
+        w = getattr(self, name)
+        if not quantized:
+            return w
+        one, top = GRID[name]
+        return torch.clamp(_round_ste(w * one), -top, top) / one
+
+    def clip_(self) -> None:
+        """Keep the float weights inside the ranges of their integer grids."""
+        with torch.no_grad():
+            for name, (one, top) in GRID.items():
+                getattr(self, name).clamp_(-top / one, top / one)
+
+    def forward(self, rows: torch.Tensor, quantized: bool = True) -> dict[str, torch.Tensor]:
+        """rows: int64 [B, 4 * cells] (``nnue_features``).  value_logit [B], margin_share [B]
+        (the margin / cells), logits [B, cells]."""
+        q = quantized
+        acc = F.embedding_bag(rows, self.tensor("ft_w", q), mode="sum") + self.tensor("ft_b", q)
+        if q:
+            acc = _floor_ste(acc * ONE + 0.5) / ONE  # to the activations' grid, halves up, as the C++
+        a1 = torch.clamp(acc, 0.0, TOP)
+        z = a1 @ self.tensor("l2_w", q).t() + self.tensor("l2_b", q)
+        if q:
+            z = _floor_ste(z * ONE + 0.5) / ONE  # to the nearest, halves up, as the C++
+        a2 = torch.clamp(z, 0.0, TOP)
+        out = a2 @ self.tensor("out_w", q).t() + self.tensor("out_b", q)
+        local = self.tensor("pol_cell", q)[rows].view(rows.shape[0], self.cells, -1).sum(-1)
+        logits = a1 @ self.tensor("pol_w", q).t() + self.tensor("pol_b", q) + local
+        return {"value_logit": out[:, 0], "margin_share": out[:, 1], "logits": logits}
+
+
+def arrays(net: NnueNet, quantization: str) -> dict[str, np.ndarray]:
+    """{file tensor: float64 array} in the file's order (int8: on the integer grids)."""
+    shapes = nnue_file.tensor_shapes(net.width, net.hidden, net.cells)
+    out = {}
+    for name, shape in shapes.items():
+        with torch.no_grad():
+            t = net.tensor(name, quantization == "int8").detach().to(torch.float64)
+        out[name] = t.cpu().numpy().reshape(shape)
+    return out
+
+
+def weights_bytes(net: NnueNet, quantization: str = "int8", meta: dict | None = None) -> bytes:
+    """The network's weights file as bytes."""
+    if quantization not in nnue_file.QUANTIZATIONS:
+        raise ValueError(f"quantization must be one of {nnue_file.QUANTIZATIONS}, got {quantization!r}")
+    specs, chunks = [], []
+    for name, array in arrays(net, quantization).items():
+        flat = array.reshape(-1)
+        if quantization == "int8" and name in INT8_TENSORS:
+            rows = array.shape[0]
+            one = GRID[name][0]
+            q = np.rint(flat * one).astype(np.int8)
+            chunks.append(np.full(rows, 1.0 / one, dtype="<f4").tobytes() + q.tobytes())
+            dtype = "i8"
+        else:
+            chunks.append(flat.astype("<f4").tobytes())
+            dtype = "f32"
+        specs.append({"name": name, "shape": list(array.shape), "dtype": dtype})
+    header = {
+        "arch": nnue_file.ARCH,
+        "width": net.width,
+        "hidden": net.hidden,
+        "features": PER_CELL,
+        "feature_groups": [list(g) for g in nnue_file.GROUPS],
+        "quantization": quantization,
+        "tensors": specs,
+        "meta": meta or {},
+    }
+    head = json.dumps(header, sort_keys=True, separators=(",", ":")).encode("utf-8")
+    data = b"".join(chunks)
+    body = fmt.PREFIX.pack(fmt.MAGIC, fmt.FORMAT_VERSION, net.size, len(head), len(data)) + head + data
+    return body + hashlib.sha256(body).digest()
+
+
+def write_weights(net: NnueNet, path: Path, quantization: str = "int8", meta: dict | None = None) -> int:
+    """Write the file atomically, checked as the native bot's builder checks it; its size."""
+    data = weights_bytes(net, quantization, meta)
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+
+    def read_back(written: Path) -> None:
+        same_bytes(data)(written)
+        nnue_file.check(fmt.read_weights(str(written), net.size))
+
+    write_atomic(Path(path), data, read_back)
+    return len(data)
+
+
+def load_weights(path: Path) -> NnueNet:
+    """A twin holding a weights file's network (WeightsError, one line, if it is not one)."""
+    w = fmt.read_weights(str(path))
+    nnue_file.check(w)
+    net = NnueNet(w.header["width"], w.header["hidden"], w.board_size)
+    with torch.no_grad():
+        for name in nnue_file.GRID:
+            shape, values = w.tensor(name)
+            getattr(net, name).copy_(torch.tensor(values, dtype=torch.float32).view(*shape))
+    return net
+
+
+def value_of(value_logit: torch.Tensor) -> torch.Tensor:
+    """The search's value for the side to move: 2 sigmoid - 1 = tanh(logit / 2)."""
+    return torch.tanh(0.5 * value_logit)

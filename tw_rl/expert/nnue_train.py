@@ -1,0 +1,325 @@
+"""Training the native network (``nnue-1``) on the native bot's self-play shards.
+
+Targets, per recorded position (``tw_rl.training.replay_buffer``'s format 2): the search's visit
+distribution (policy, cross-entropy over the side to move's legal cells), the result (value:
+the win probability, binary cross-entropy on (result + 1) / 2) and the final territory margin /
+cells (``score``: the margin head, squared error); the value's loss weighs ``value_weight``
+(0.25: the result is one bit per game, and with the full weight the value head learns the
+games by heart: on 2,000 games its holdout loss rose from step 250 on while its training loss
+fell), and AdamW's decoupled weight decay holds the weights small.  With ``student_share`` s
+the targets are mixed with the shipped student's (the Python bot's network, run on each
+position once and cached): policy (1 - s) visits + s priors, win probability (1 - s) result +
+s (student value + 1) / 2, a smooth target where the result is one bit per game.  The holdout
+keeps the self-play targets alone.  The inputs are computed in Python
+(``nnue_features``) once per shard and cached under ``OUT/features``.
+
+Games, not positions, are split: every ``holdout_every``-th shard is held out.  The first
+``qat_from`` share of the steps trains the float network, the rest the quantized one (the
+twin's integer forward, rounding passed straight through), so that the int8 file is the network
+that was trained last.  Every ``checkpoint_every`` steps the run writes ``OUT/checkpoint.pt``
+atomically (weights, optimiser, step, seconds spent); a run started again on the same OUT goes
+on from there (a killed run loses at most those steps; a batch is drawn from the seed and the
+step, so the resumed run draws the same batches).  Progress: a tqdm bar and TensorBoard scalars
+under ``OUT/tb``.  At the end: ``OUT/nnue.twnet`` (int8), ``OUT/nnue-float.twnet`` (float32)
+and ``OUT/summary.json`` (positions, steps, seconds, the holdout's losses float and int8).
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+from tw_rl.codecup.evaluation import default_weights, make_evaluator
+from tw_rl.codecup.rules import Board
+from tw_rl.expert.nnue_features import my_legal_mask, position_of, samples_rows
+from tw_rl.expert.nnue_net import NnueNet, load_weights, write_weights
+from tw_rl.files import write_atomic
+from tw_rl.training.replay_buffer import SHARD_PATTERN, read_shard
+
+
+class NnueTrainError(RuntimeError):
+    """The run cannot start (no data, a mismatched checkpoint); the message says why in one line."""
+
+
+@dataclass
+class TrainConfig:
+    data: list[Path]
+    out: Path
+    width: int = 128
+    hidden: int = 32
+    steps: int = 8000
+    batch: int = 512
+    lr: float = 2e-3
+    qat_from: float = 0.6
+    holdout_every: int = 20
+    checkpoint_every: int = 500
+    margin_weight: float = 1.0
+    value_weight: float = 0.25
+    student_share: float = 0.0  # the shipped student's priors and value mixed into the targets
+    weight_decay: float = 0.01  # AdamW's, decoupled
+    seed: int = 0
+    warm_start: Path | None = None  # an nnue-1 weights file to start from
+    threads: int = 0  # torch threads (0: torch's default)
+    extra: dict = field(default_factory=dict)
+
+
+@dataclass
+class Data:
+    rows: np.ndarray  # int16 [N, 4 * cells]
+    policy: np.ndarray  # float32 [N, cells]
+    value: np.ndarray  # float32 [N], -1 / 0 / 1 for the side to move
+    score: np.ndarray  # float32 [N], final margin / cells
+    legal: np.ndarray  # bool [N, cells]
+    student_policy: np.ndarray | None = None  # float32 [N, cells], the student's priors
+    student_value: np.ndarray | None = None  # float32 [N], the student's value
+
+    def __len__(self) -> int:
+        return len(self.value)
+
+
+def shard_files(folders: list[Path]) -> list[Path]:
+    files = []
+    for folder in folders:
+        if not Path(folder).is_dir():
+            raise NnueTrainError(f"no data folder {folder}")
+        files += sorted(p for p in Path(folder).iterdir() if SHARD_PATTERN.match(p.name))
+    if not files:
+        raise NnueTrainError(f"no self-play shards in {', '.join(map(str, folders))}")
+    return files
+
+
+def shard_data(path: Path, cache: Path) -> dict[str, np.ndarray] | None:
+    """A shard's inputs and targets, from the cache or computed (and cached); None if damaged."""
+    cached = cache / f"{path.parent.name}-{path.stem}.npz"
+    if cached.is_file():
+        with np.load(cached) as z:
+            return {k: z[k] for k in z.files}
+    samples = read_shard(path, 6)
+    if samples is None:
+        return None
+    cells = samples.owner.shape[1]
+    part = {
+        "rows": samples_rows(samples.owner, samples.height, samples.to_move, samples.passes),
+        "policy": samples.policy[:, :cells].astype(np.float32),
+        "value": samples.value.astype(np.float32),
+        "score": samples.score.astype(np.float32),
+    }
+    buffer = io.BytesIO()
+    np.savez(buffer, **part)
+    write_atomic(cached, buffer.getvalue())
+    return part
+
+
+def student_labels(path: Path, cache: Path) -> dict[str, np.ndarray]:
+    """The shipped student's priors and value on a shard's positions (cached beside its inputs)."""
+    cached = cache / f"{path.parent.name}-{path.stem}-student.npz"
+    if cached.is_file():
+        with np.load(cached) as z:
+            return {k: z[k] for k in z.files}
+    global _STUDENT
+    if _STUDENT is None:
+        _STUDENT = make_evaluator(default_weights(6))
+    samples = read_shard(path, 6)
+    board = Board(6)
+    cells = samples.owner.shape[1]
+    policy = np.zeros((len(samples), cells), dtype=np.float32)
+    value = np.zeros(len(samples), dtype=np.float32)
+    for k in range(len(samples)):
+        pos = position_of(board, samples.owner[k], samples.height[k], samples.to_move[k], samples.passes[k])
+        priors, v = _STUDENT.evaluate(pos)
+        for move, prior in priors.items():
+            if move < cells:
+                policy[k, move] = prior
+        value[k] = v
+    part = {"student_policy": policy, "student_value": value}
+    buffer = io.BytesIO()
+    np.savez(buffer, **part)
+    write_atomic(cached, buffer.getvalue())
+    return part
+
+
+_STUDENT = None
+
+
+def load_data(files: list[Path], cache: Path, progress: bool = True, student: bool = False) -> Data:
+    cache.mkdir(parents=True, exist_ok=True)
+    parts = []
+    iterator = files
+    if progress:
+        from tqdm import tqdm
+
+        iterator = tqdm(files, desc="inputs", unit="shard", leave=False)
+    for path in iterator:
+        part = shard_data(path, cache)
+        if part is not None and len(part["value"]):
+            if student:
+                part.update(student_labels(path, cache))
+            parts.append(part)
+    if not parts:
+        raise NnueTrainError("the shards hold no positions")
+    cat = {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
+    return Data(
+        cat["rows"],
+        cat["policy"],
+        cat["value"],
+        cat["score"],
+        my_legal_mask(cat["rows"]),
+        cat.get("student_policy"),
+        cat.get("student_value"),
+    )
+
+
+def split(files: list[Path], every: int) -> tuple[list[Path], list[Path]]:
+    """(training shards, holdout shards): every ``every``-th game held out."""
+    hold = [f for k, f in enumerate(files) if every > 0 and k % every == every - 1]
+    held = set(hold)
+    return [f for f in files if f not in held], hold
+
+
+def losses(net: NnueNet, data: Data, index: np.ndarray, quantized: bool, config: TrainConfig):
+    rows = torch.from_numpy(data.rows[index].astype(np.int64))
+    out = net(rows, quantized)
+    legal = torch.from_numpy(data.legal[index])
+    logits = out["logits"].masked_fill(~legal, -1e9)
+    target = torch.from_numpy(data.policy[index])
+    value_target = (torch.from_numpy(data.value[index]) + 1.0) * 0.5
+    share = config.student_share
+    if share > 0 and data.student_policy is not None:
+        target = (1 - share) * target + share * torch.from_numpy(data.student_policy[index])
+        student_value = (torch.from_numpy(data.student_value[index]) + 1.0) * 0.5
+        value_target = (1 - share) * value_target + share * student_value
+    policy = -(target * F.log_softmax(logits, dim=1)).sum(1).mean()
+    value = F.binary_cross_entropy_with_logits(out["value_logit"], value_target)
+    margin = F.mse_loss(out["margin_share"], torch.from_numpy(data.score[index]))
+    total = policy + config.value_weight * value + config.margin_weight * margin
+    return total, {"policy": policy.item(), "value": value.item(), "margin": margin.item()}
+
+
+def evaluate(net: NnueNet, data: Data, quantized: bool, config: TrainConfig) -> dict[str, float]:
+    """Holdout losses, the policy's top-1 agreement with the most visited move, and the margin's
+    mean absolute error in cells."""
+    sums = {"policy": 0.0, "value": 0.0, "margin": 0.0, "top1": 0.0, "margin_cells": 0.0}
+    cells = data.policy.shape[1]
+    with torch.no_grad():
+        for start in range(0, len(data), 4096):
+            index = np.arange(start, min(len(data), start + 4096))
+            _, parts = losses(net, data, index, quantized, config)
+            out = net(torch.from_numpy(data.rows[index].astype(np.int64)), quantized)
+            logits = out["logits"].masked_fill(~torch.from_numpy(data.legal[index]), -1e9)
+            top = (logits.argmax(1).numpy() == data.policy[index].argmax(1)).sum()
+            err = np.abs(out["margin_share"].numpy() - data.score[index]).sum() * cells
+            for k, v in parts.items():
+                sums[k] += v * len(index)
+            sums["top1"] += float(top)
+            sums["margin_cells"] += float(err)
+    return {k: v / len(data) for k, v in sums.items()}
+
+
+def _save_checkpoint(path: Path, net: NnueNet, opt, step: int, seconds: float, config: TrainConfig) -> None:
+    buffer = io.BytesIO()
+    torch.save(
+        {
+            "net": net.state_dict(),
+            "opt": opt.state_dict(),
+            "step": step,
+            "seconds": seconds,
+            "shape": [net.width, net.hidden],
+            "steps": config.steps,
+        },
+        buffer,
+    )
+    write_atomic(path, buffer.getvalue())
+
+
+def train(config: TrainConfig, progress: bool = True) -> dict:
+    """Run (or resume) a training; the summary (also written to OUT/summary.json)."""
+    out = Path(config.out)
+    out.mkdir(parents=True, exist_ok=True)
+    if config.threads:
+        torch.set_num_threads(config.threads)
+    files = shard_files(config.data)
+    train_files, hold_files = split(files, config.holdout_every)
+    t0 = time.process_time()
+    student = config.student_share > 0
+    data = load_data(train_files, out / "features", progress, student)
+    hold = load_data(hold_files, out / "features", progress) if hold_files else None
+    input_seconds = time.process_time() - t0
+    net = NnueNet(config.width, config.hidden, seed=config.seed)
+    if config.warm_start is not None:
+        warm = load_weights(config.warm_start)
+        if (warm.width, warm.hidden) != (config.width, config.hidden):
+            raise NnueTrainError(
+                f"the warm start {config.warm_start} is width {warm.width}, hidden {warm.hidden}, "
+                f"not {config.width}, {config.hidden}"
+            )
+        net.load_state_dict(warm.state_dict())
+    opt = torch.optim.AdamW(net.parameters(), lr=config.lr, weight_decay=config.weight_decay)
+    checkpoint = out / "checkpoint.pt"
+    step, seconds = 0, 0.0
+    if checkpoint.is_file():
+        state = torch.load(checkpoint, weights_only=True)
+        if state["shape"] != [config.width, config.hidden]:
+            raise NnueTrainError(
+                f"{checkpoint} holds a width/hidden {state['shape']} network; use another --out"
+            )
+        net.load_state_dict(state["net"])
+        opt.load_state_dict(state["opt"])
+        step, seconds = int(state["step"]), float(state["seconds"])
+    from torch.utils.tensorboard import SummaryWriter
+    from tqdm import tqdm
+
+    writer = SummaryWriter(str(out / "tb"))
+    qat_step = int(config.qat_from * config.steps)
+    bar = tqdm(total=config.steps, initial=step, desc="nnue", unit="step", disable=not progress)
+    schedule = lambda s: config.lr * (0.1 ** (s / max(1, config.steps)))  # noqa: E731
+    while step < config.steps:
+        began = time.process_time()
+        for group in opt.param_groups:
+            group["lr"] = schedule(step)
+        index = np.random.default_rng([config.seed, step]).integers(0, len(data), config.batch)
+        loss, parts = losses(net, data, index, step >= qat_step, config)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        net.clip_()
+        step += 1
+        seconds += time.process_time() - began
+        bar.update(1)
+        if step % 50 == 0:
+            for k, v in parts.items():
+                writer.add_scalar(f"train/{k}", v, step)
+            writer.add_scalar("train/lr", schedule(step), step)
+            bar.set_postfix(policy=f"{parts['policy']:.3f}", value=f"{parts['value']:.3f}")
+        if step % config.checkpoint_every == 0 or step == config.steps:
+            if hold is not None:
+                for k, v in evaluate(net, hold, step >= qat_step, config).items():
+                    writer.add_scalar(f"holdout/{k}", v, step)
+            _save_checkpoint(checkpoint, net, opt, step, seconds, config)
+    bar.close()
+    writer.close()
+    summary = {
+        "positions": len(data),
+        "holdout_positions": len(hold) if hold is not None else 0,
+        "shards": len(train_files),
+        "steps": config.steps,
+        "batch": config.batch,
+        "cpu_seconds_training": round(seconds, 1),
+        "cpu_seconds_inputs": round(input_seconds, 1),
+        "config": {k: str(v) if isinstance(v, Path) else v for k, v in asdict(config).items() if k != "data"},
+        "data": [str(d) for d in config.data],
+    }
+    if hold is not None:
+        summary["holdout_float"] = evaluate(net, hold, False, config)
+        summary["holdout_int8"] = evaluate(net, hold, True, config)
+    meta = {"positions": len(data), "steps": config.steps, "data": summary["data"]}
+    summary["bytes_int8"] = write_weights(net, out / "nnue.twnet", "int8", meta)
+    summary["bytes_float32"] = write_weights(net, out / "nnue-float.twnet", "float32", meta)
+    write_atomic(out / "summary.json", json.dumps(summary, indent=2) + "\n")
+    return summary
