@@ -11,6 +11,7 @@ from __future__ import annotations
 import dataclasses
 import shutil
 import subprocess
+import threading
 
 import numpy as np
 import pytest
@@ -197,6 +198,36 @@ def test_tw_rl_kernel_variable(monkeypatch):
         kernel.choice()
 
 
+@needs_kernel
+def test_games_in_threads_share_one_table_and_agree_with_numpy():
+    """The referee plays its games in threads, and they all start at once: the first calls for a
+    board's tables must all get the one cached array (a thread that got its own copy lost it
+    while the kernel read it: a crash), and every answer equals the numpy one."""
+    owner, _ = random_positions(6, "codecup", 4, seed=5)
+    expected = compute_sight_numpy(Rules(6).grid, owner)
+    threads, start = 8, threading.Barrier(8)
+    tables, answers, errors = [None] * threads, [None] * threads, []
+
+    def one(k: int) -> None:
+        try:
+            start.wait()
+            tables[k] = kernel._tables(Rules(6).grid)
+            answers[k] = kernel.compiled_sight(Rules(6).grid, owner)
+        except Exception as err:  # noqa: BLE001 - reported below
+            errors.append(err)
+
+    for round_ in range(20):
+        kernel._tables_once.cache_clear()
+        workers = [threading.Thread(target=one, args=(k,)) for k in range(threads)]
+        for worker in workers:
+            worker.start()
+        for worker in workers:
+            worker.join()
+        assert not errors, errors
+        assert all(t is tables[0] for t in tables), f"round {round_}: threads got different tables"
+        assert all(np.array_equal(a, expected) for a in answers)
+
+
 @pytest.fixture
 def no_compiler(monkeypatch, tmp_path):
     """A PATH without any C compiler, a fresh cache folder, and the build forgotten before and
@@ -204,9 +235,9 @@ def no_compiler(monkeypatch, tmp_path):
     monkeypatch.delenv("CC", raising=False)
     monkeypatch.setenv("PATH", str(tmp_path / "bin"))
     monkeypatch.setenv("TW_RL_CACHE", str(tmp_path / "cache"))
-    kernel._build.cache_clear()
+    kernel._build_once.cache_clear()
     yield
-    kernel._build.cache_clear()
+    kernel._build_once.cache_clear()
 
 
 def test_without_a_compiler_the_numpy_path_plays(no_compiler, monkeypatch):
@@ -239,17 +270,17 @@ def test_a_broken_compiler_falls_back(no_compiler, monkeypatch, tmp_path):
 @needs_kernel
 def test_builds_into_a_fresh_cache_once(monkeypatch, tmp_path):
     monkeypatch.setenv("TW_RL_CACHE", str(tmp_path))
-    kernel._build.cache_clear()
+    kernel._build_once.cache_clear()
     try:
         assert kernel.compiled_available()
         built = list((tmp_path / "kernels").glob("territory-*.so"))
         assert len(built) == 1
         stamp = built[0].stat().st_mtime_ns
-        kernel._build.cache_clear()
+        kernel._build_once.cache_clear()
         assert kernel.compiled_available()
         assert built[0].stat().st_mtime_ns == stamp  # loaded, not built again
     finally:
-        kernel._build.cache_clear()
+        kernel._build_once.cache_clear()
 
 
 @pytest.mark.skipif(shutil.which("cc") is None, reason="no C compiler")

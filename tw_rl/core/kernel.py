@@ -22,6 +22,7 @@ import os
 import shutil
 import subprocess
 import tempfile
+import threading
 from pathlib import Path
 
 import numpy as np
@@ -32,6 +33,7 @@ SOURCE = Path(__file__).with_name("territory_kernel.c")
 FLAGS = ("-O3", "-shared", "-fPIC", "-std=c99")
 CHOICES = ("auto", "numpy", "c")
 MAX_CELLS = 331  # the 11-board; MAX_CELLS in the C source
+_LOCK = threading.Lock()  # the build and the tables: the referee's games call in from threads
 
 
 class KernelUnavailable(RuntimeError):
@@ -76,9 +78,15 @@ def _cache_dir() -> Path:
     return (Path(base) if base else Path.home() / ".cache" / "tw_rl") / "kernels"
 
 
-@functools.cache
 def _build() -> tuple[ctypes.CDLL | None, str]:
-    """(library, "") once built (or found built) and loaded, else (None, why not)."""
+    """(library, "") once built (or found built) and loaded, else (None, why not); one thread
+    builds, the others wait for its answer."""
+    with _LOCK:
+        return _build_once()
+
+
+@functools.cache
+def _build_once() -> tuple[ctypes.CDLL | None, str]:
     source = SOURCE.read_bytes()
     tag = hashlib.sha256(source + " ".join(FLAGS).encode()).hexdigest()[:16]
     folder = _cache_dir()
@@ -137,11 +145,17 @@ def use_compiled() -> bool:
     return library is not None
 
 
-@functools.cache
 def _tables(grid: HexGrid) -> np.ndarray:
     """The kernel's geometry [6, N] int32: per direction d, every cell c with its neighbour z along
     d (N past the edge) as c | z << 16, in the order of the distance to the edge along d (so that
-    a cell comes after its neighbour, whose view it extends)."""
+    a cell comes after its neighbour, whose view it extends). Computed once per grid, under the
+    lock: every thread gets the one cached array."""
+    with _LOCK:
+        return _tables_once(grid)
+
+
+@functools.cache
+def _tables_once(grid: HexGrid) -> np.ndarray:
     num = grid.num_cells
     neighbours = np.where(grid.neighbours < 0, num, grid.neighbours).astype(np.int64)  # [N, 6]
     reach = (grid.rays < num).sum(axis=2)  # [N, 6] cells on each ray
@@ -185,7 +199,8 @@ def _territory(grid: HexGrid, owner: np.ndarray, height: np.ndarray, with_sight:
     batch, num = owner.shape
     out = np.empty((batch, 2, num), dtype=np.uint8)
     sight = np.empty((batch, 2, num), dtype=np.int8) if with_sight else None
-    pointers = [a.ctypes.data for a in (_tables(grid), owner, height, out)]
+    tables = _tables(grid)  # every array the kernel reads or writes is held by a name here
+    pointers = [a.ctypes.data for a in (tables, owner, height, out)]
     pointers.append(None if sight is None else sight.ctypes.data)
     _check(library.tw_territory(batch, num, *pointers), num)
     return sight, out.view(bool)
@@ -197,5 +212,6 @@ def compiled_sight(grid: HexGrid, owner: np.ndarray) -> np.ndarray:
     owner = np.ascontiguousarray(owner, dtype=np.int8)
     batch, num = owner.shape
     out = np.empty((batch, 2, num), dtype=np.int8)
-    _check(library.tw_sight(batch, num, *(a.ctypes.data for a in (_tables(grid), owner, out))), num)
+    tables = _tables(grid)  # held by a name while the kernel reads it
+    _check(library.tw_sight(batch, num, *(a.ctypes.data for a in (tables, owner, out))), num)
     return out
