@@ -7,12 +7,17 @@ from __future__ import annotations
 import subprocess
 import sys
 
+import numpy as np
 import pytest
 
 from tw_rl.codecup.weights import read_weights
+from tw_rl.core.encode import symmetry_actions, symmetry_cells
+from tw_rl.core.hexgrid import hexgrid
 from tw_rl.expert import nnue_train
+from tw_rl.expert.nnue_features import my_legal_mask, samples_rows
 from tw_rl.expert.nnue_train import NnueTrainError, TrainConfig, train
 from tw_rl.native import nnue_file
+from tw_rl.training.replay_buffer import read_shard
 
 
 @pytest.fixture(scope="module")
@@ -62,6 +67,29 @@ def test_the_files_are_nnue_files(shards, tmp_path):
         weights = read_weights(str(tmp_path / name), 6)
         nnue_file.check(weights)
         assert weights.header["quantization"] == quantization
+
+
+def test_a_symmetric_sample_is_the_inputs_of_the_transformed_position(shards, tmp_path):
+    """symmetric_batch moves rows instead of computing the inputs again: they must be the inputs
+    computed on the position under that symmetry (and its policy and legal cells moved alike)."""
+    grid = hexgrid(6)
+    shard = nnue_train.shard_files([shards])[0]
+    data = nnue_train.load_data([shard], tmp_path, progress=False)
+    samples = read_shard(shard, 6)
+    index = np.arange(len(data))
+    batch = nnue_train.symmetric_batch(data, index, np.random.default_rng(4))
+    drawn = np.random.default_rng(4).integers(0, 12, size=len(index))  # the batch's first draw
+    assert len(set(drawn.tolist())) > 6
+    for k, s in enumerate(drawn):
+        owner = symmetry_cells(grid, samples.owner[k : k + 1], s)
+        height = symmetry_cells(grid, samples.height[k : k + 1], s)
+        rows = samples_rows(owner, height, samples.to_move[k : k + 1], samples.passes[k : k + 1])
+        assert np.array_equal(batch["rows"][k], rows[0]), f"sample {k}, symmetry {s}"
+        assert np.array_equal(batch["legal"][k], my_legal_mask(rows)[0])
+        policy = symmetry_actions(grid, samples.policy[k : k + 1], s)[0, : grid.num_cells]
+        assert np.allclose(batch["policy"][k], policy)
+    trained = train(_config(shards, tmp_path / "run", symmetries=True), progress=False)
+    assert trained["config"]["symmetries"] is True
 
 
 def test_no_shards_is_one_line(tmp_path):

@@ -10,7 +10,9 @@ fell), and AdamW's decoupled weight decay holds the weights small.  With ``stude
 the targets are mixed with the shipped student's (the Python bot's network, run on each
 position once and cached): policy (1 - s) visits + s priors, win probability (1 - s) result +
 s (student value + 1) / 2, a smooth target where the result is one bit per game.  The holdout
-keeps the self-play targets alone.  The inputs are computed in Python
+keeps the self-play targets alone.  With ``symmetries`` every drawn sample is seen under a
+random one of the board's 12 symmetries (``symmetric_batch``: a permutation of the cells'
+rows, no new inputs to compute), twelve positions for each recorded one.  The inputs are computed in Python
 (``nnue_features``) once per shard and cached under ``OUT/features``.
 
 Games, not positions, are split: every ``holdout_every``-th shard is held out.  The first
@@ -38,9 +40,11 @@ import torch.nn.functional as F
 
 from tw_rl.codecup.evaluation import default_weights, make_evaluator
 from tw_rl.codecup.rules import Board
+from tw_rl.core.hexgrid import hexgrid, inverse_permutation
 from tw_rl.expert.nnue_features import my_legal_mask, position_of, samples_rows
 from tw_rl.expert.nnue_net import NnueNet, load_weights, write_weights
 from tw_rl.files import write_atomic
+from tw_rl.native.nnue_file import PER_CELL
 from tw_rl.training.replay_buffer import SHARD_PATTERN, read_shard
 
 
@@ -67,6 +71,7 @@ class TrainConfig:
     seed: int = 0
     warm_start: Path | None = None  # an nnue-1 weights file to start from
     threads: int = 0  # torch threads (0: torch's default)
+    symmetries: bool = False  # each sample seen under a random one of the board's 12 symmetries
     extra: dict = field(default_factory=dict)
 
 
@@ -183,16 +188,56 @@ def split(files: list[Path], every: int) -> tuple[list[Path], list[Path]]:
     return [f for f in files if f not in held], hold
 
 
-def losses(net: NnueNet, data: Data, index: np.ndarray, quantized: bool, config: TrainConfig):
-    rows = torch.from_numpy(data.rows[index].astype(np.int64))
+def symmetric_batch(data: Data, index: np.ndarray, rng: np.random.Generator) -> dict[str, np.ndarray]:
+    """The samples ``index``, each under a random one of the 6-board's 12 symmetries.
+
+    Every input is a property of one cell that the symmetries keep (its content, both sights,
+    who may place, the simulated territory), so the position's image under a symmetry that
+    sends cell c to cell s(c) has cell c's four rows moved to s(c): row c * 47 + code becomes
+    s(c) * 47 + code, in s(c)'s slots. The policy and the legal cells move the same way; the
+    value and the margin do not change (``tests/expert/test_nnue.py`` checks this against the
+    inputs computed on the transformed positions)."""
+    cells = data.policy.shape[1]
+    inverse = np.stack([inverse_permutation(p) for p in hexgrid(6).symmetries])  # new[i] = old[inverse[i]]
+    gather = inverse[rng.integers(0, len(inverse), size=len(index))]  # [B, cells]
+    rows = data.rows[index].astype(np.int64).reshape(len(index), cells, -1)
+    rows = np.take_along_axis(rows, gather[:, :, None], axis=1)
+    rows += ((np.arange(cells) - gather) * PER_CELL)[:, :, None]
+    batch = {
+        "rows": rows.reshape(len(index), -1),
+        "policy": np.take_along_axis(data.policy[index], gather, axis=1),
+        "legal": np.take_along_axis(data.legal[index], gather, axis=1),
+    }
+    if data.student_policy is not None:
+        batch["student_policy"] = np.take_along_axis(data.student_policy[index], gather, axis=1)
+    return batch
+
+
+def losses(
+    net: NnueNet,
+    data: Data,
+    index: np.ndarray,
+    quantized: bool,
+    config: TrainConfig,
+    rng: np.random.Generator | None = None,
+):
+    """The training loss and its parts on samples ``index`` (under random symmetries when
+    ``rng`` is given)."""
+    if rng is not None:
+        batch = symmetric_batch(data, index, rng)
+    else:
+        batch = {"rows": data.rows[index].astype(np.int64), "policy": data.policy[index], "legal": data.legal[index]}
+        if data.student_policy is not None:
+            batch["student_policy"] = data.student_policy[index]
+    rows = torch.from_numpy(batch["rows"])
     out = net(rows, quantized)
-    legal = torch.from_numpy(data.legal[index])
+    legal = torch.from_numpy(batch["legal"])
     logits = out["logits"].masked_fill(~legal, -1e9)
-    target = torch.from_numpy(data.policy[index])
+    target = torch.from_numpy(batch["policy"])
     value_target = (torch.from_numpy(data.value[index]) + 1.0) * 0.5
     share = config.student_share
     if share > 0 and data.student_policy is not None:
-        target = (1 - share) * target + share * torch.from_numpy(data.student_policy[index])
+        target = (1 - share) * target + share * torch.from_numpy(batch["student_policy"])
         student_value = (torch.from_numpy(data.student_value[index]) + 1.0) * 0.5
         value_target = (1 - share) * value_target + share * student_value
     policy = -(target * F.log_softmax(logits, dim=1)).sum(1).mean()
@@ -283,8 +328,9 @@ def train(config: TrainConfig, progress: bool = True) -> dict:
         began = time.process_time()
         for group in opt.param_groups:
             group["lr"] = schedule(step)
-        index = np.random.default_rng([config.seed, step]).integers(0, len(data), config.batch)
-        loss, parts = losses(net, data, index, step >= qat_step, config)
+        rng = np.random.default_rng([config.seed, step])
+        index = rng.integers(0, len(data), config.batch)
+        loss, parts = losses(net, data, index, step >= qat_step, config, rng if config.symmetries else None)
         opt.zero_grad()
         loss.backward()
         opt.step()
