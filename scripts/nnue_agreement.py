@@ -6,6 +6,11 @@ often fixed-size searches with the int8 and the float network (both C++) pick th
 
 Positions: every position of ``--games`` seeded greedy-and-random games (tw_rl.expert.nnue_check);
 the search check uses those with more than one legal move, every ``--every``-th.
+
+``--noise 0.001 0.01 ...`` adds the search's own sensitivity: for each level e, the float
+network with every weight multiplied by (1 + e * a standard normal draw, seed 7) against the
+float network itself, the largest output differences and the share of equal moves. It says how
+small the output differences must be for searches of this size to agree on a given share.
 """
 
 from __future__ import annotations
@@ -17,9 +22,11 @@ import tempfile
 import time
 from pathlib import Path
 
+import torch
+
 from tw_rl.codecup.errors import WeightsError
 from tw_rl.expert import nnue_check as check
-from tw_rl.expert.nnue_net import load_weights
+from tw_rl.expert.nnue_net import load_weights, write_weights
 from tw_rl.expert.selfplay import native_binary
 
 
@@ -31,6 +38,13 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--seed", type=int, default=1, help="seed of the games (default 1)")
     p.add_argument("--sims", type=int, default=64, help="simulations of each search (default 64)")
     p.add_argument("--every", type=int, default=1, help="search every k-th position (default 1)")
+    p.add_argument(
+        "--noise",
+        type=float,
+        nargs="*",
+        default=[],
+        help="relative weight noise levels: the float search against itself perturbed (default none)",
+    )
     args = p.parse_args(argv)
     try:
         net_int8, net_float = load_weights(args.int8), load_weights(args.float32)
@@ -61,9 +75,36 @@ def main(argv: list[str] | None = None) -> int:
         "same_move": same,
         "share": same / len(searched),
     }
+    figures["noise"] = [
+        noise_floor(binary, args.float32, records, searched, b, args.sims, level) for level in args.noise
+    ]
     figures["wall_seconds"] = round(time.perf_counter() - t0, 1)
     print(json.dumps(figures, indent=2))
     return 0
+
+
+def noise_floor(
+    binary: Path, float32: Path, records: list, searched: list, moves: list[int], sims: int, level: float
+) -> dict:
+    """The float network with relative weight noise ``level`` against itself (``moves``: its
+    searches' moves on ``searched``)."""
+    net = load_weights(float32)
+    draws = torch.Generator().manual_seed(7)
+    with torch.no_grad():
+        for weight in net.parameters():
+            weight.mul_(1 + level * torch.randn(weight.shape, generator=draws, dtype=weight.dtype))
+    path = binary.parent / f"noise-{level}.twnet"
+    write_weights(net, path, "float32")
+    reference = check.native_outputs(binary, float32, records)
+    differences = check.largest_differences(reference, check.native_outputs(binary, path, records), records)
+    noisy = check.search_moves(binary, path, searched, sims)
+    same = sum(x == y for x, y in zip(moves, noisy, strict=True))
+    return {
+        "level": level,
+        "largest_differences": differences,
+        "same_move": same,
+        "share": same / len(searched),
+    }
 
 
 if __name__ == "__main__":
