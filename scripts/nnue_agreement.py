@@ -7,6 +7,9 @@ often fixed-size searches with the int8 and the float network (both C++) pick th
 Positions: every position of ``--games`` seeded greedy-and-random games (tw_rl.expert.nnue_check);
 the search check uses those with more than one legal move, every ``--every``-th.
 
+``one_rounding_alone``: the float network's twin with one part of the int8 network's rounding
+(the first layer's weights, the dense weights, the activations) against the float twin.
+
 ``--noise 0.001 0.01 ...`` adds the search's own sensitivity: for each level e, the float
 network with every weight multiplied by (1 + e * a standard normal draw, seed 7) against the
 float network itself, the largest output differences and the share of equal moves. It says how
@@ -26,7 +29,7 @@ import torch
 
 from tw_rl.codecup.errors import WeightsError
 from tw_rl.expert import nnue_check as check
-from tw_rl.expert.nnue_net import load_weights, write_weights
+from tw_rl.expert.nnue_net import PARTS, load_weights, write_weights
 from tw_rl.expert.selfplay import native_binary
 
 
@@ -74,6 +77,11 @@ def main(argv: list[str] | None = None) -> int:
         "sims": args.sims,
         "same_move": same,
         "share": same / len(searched),
+    }
+    float_twin = check.twin_outputs(net_float, records, False)
+    figures["one_rounding_alone"] = {  # the twin with one part of the int8 network rounded
+        part: check.largest_differences(check.twin_outputs(net_float, records, {part}), float_twin, records)
+        for part in sorted(PARTS)
     }
     figures["noise"] = [
         noise_floor(binary, args.float32, records, searched, b, args.sims, level) for level in args.noise

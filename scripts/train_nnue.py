@@ -42,7 +42,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--holdout-every", type=int, default=20, help="every k-th game held out (default 20)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument(
-        "--symmetries", action="store_true", help="see each sample under a random one of the 12 board symmetries"
+        "--symmetries", action="store_true", help="each sample under a random one of the 12 board symmetries"
     )
     p.add_argument("--warm-start", type=Path, help="an nnue-1 weights file to start from")
     p.add_argument("--threads", type=int, default=0, help="torch threads (0: torch's default)")

@@ -93,7 +93,7 @@ def native_outputs(binary: Path, weights: Path, records: list[Record]) -> dict[s
     }
 
 
-def twin_outputs(net: NnueNet, records: list[Record], quantized: bool) -> dict[str, np.ndarray]:
+def twin_outputs(net: NnueNet, records: list[Record], quantized: bool | set) -> dict[str, np.ndarray]:
     rows = torch.tensor([position_rows(position(r)) for r in records], dtype=torch.int64)
     with torch.no_grad():
         out = net(rows, quantized)

@@ -30,6 +30,8 @@ from tw_rl.native import nnue_file
 from tw_rl.native.nnue_file import ACT_MAX, GRID, INT8_TENSORS, ONE, PER_CELL
 
 TOP = ACT_MAX / ONE  # the clipped ReLU's top
+PARTS = frozenset({"first", "dense", "activations"})  # what the int8 network rounds: the first
+# layer's weights and bias, the dense layers' (and the policy's) weights and biases, the activations
 
 
 def _round_ste(x: torch.Tensor) -> torch.Tensor:
@@ -73,21 +75,23 @@ class NnueNet(nn.Module):
             for name, (one, top) in GRID.items():
                 getattr(self, name).clamp_(-top / one, top / one)
 
-    def forward(self, rows: torch.Tensor, quantized: bool = True) -> dict[str, torch.Tensor]:
+    def forward(self, rows: torch.Tensor, quantized: bool | frozenset = True) -> dict[str, torch.Tensor]:
         """rows: int64 [B, 4 * cells] (``nnue_features``).  value_logit [B], margin_share [B]
-        (the margin / cells), logits [B, cells]."""
-        q = quantized
-        acc = F.embedding_bag(rows, self.tensor("ft_w", q), mode="sum") + self.tensor("ft_b", q)
-        if q:
+        (the margin / cells), logits [B, cells].  ``quantized``: True (the int8 network), False
+        (the float one), or a set of ``PARTS`` rounded alone (what each rounding costs)."""
+        parts = PARTS if quantized is True else frozenset(quantized or ())
+        first, dense, act = "first" in parts, "dense" in parts, "activations" in parts
+        acc = F.embedding_bag(rows, self.tensor("ft_w", first), mode="sum") + self.tensor("ft_b", first)
+        if act:
             acc = _floor_ste(acc * ONE + 0.5) / ONE  # to the activations' grid, halves up, as the C++
         a1 = torch.clamp(acc, 0.0, TOP)
-        z = a1 @ self.tensor("l2_w", q).t() + self.tensor("l2_b", q)
-        if q:
+        z = a1 @ self.tensor("l2_w", dense).t() + self.tensor("l2_b", dense)
+        if act:
             z = _floor_ste(z * ONE + 0.5) / ONE  # to the nearest, halves up, as the C++
         a2 = torch.clamp(z, 0.0, TOP)
-        out = a2 @ self.tensor("out_w", q).t() + self.tensor("out_b", q)
-        local = self.tensor("pol_cell", q)[rows].view(rows.shape[0], self.cells, -1).sum(-1)
-        logits = a1 @ self.tensor("pol_w", q).t() + self.tensor("pol_b", q) + local
+        out = a2 @ self.tensor("out_w", dense).t() + self.tensor("out_b", dense)
+        local = self.tensor("pol_cell", dense)[rows].view(rows.shape[0], self.cells, -1).sum(-1)
+        logits = a1 @ self.tensor("pol_w", dense).t() + self.tensor("pol_b", dense) + local
         return {"value_logit": out[:, 0], "margin_share": out[:, 1], "logits": logits}
 
 

@@ -226,7 +226,11 @@ def losses(
     if rng is not None:
         batch = symmetric_batch(data, index, rng)
     else:
-        batch = {"rows": data.rows[index].astype(np.int64), "policy": data.policy[index], "legal": data.legal[index]}
+        batch = {
+            "rows": data.rows[index].astype(np.int64),
+            "policy": data.policy[index],
+            "legal": data.legal[index],
+        }
         if data.student_policy is not None:
             batch["student_policy"] = data.student_policy[index]
     rows = torch.from_numpy(batch["rows"])
