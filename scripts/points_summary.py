@@ -6,8 +6,10 @@
 From the match's ``results.jsonl`` (``tw-rl referee``: pairs of games share a judge-drawn start,
 colours swapped), program A's score (wins + draws / 2) with its 95% Wilson interval, its wins
 as red and as white, its points a game (winner 200 + cells, loser 100 + cells, as the judge
-gives them) and B's, A's mean cell margin in the games it won and in those it lost, the faults,
-and the largest thinking time either program spent in a game.
+gives them) and B's, the difference A - B a game with the 95% Student t interval over the
+pairs of games that share a start (the pair is the unit: its two games are not independent),
+A's mean cell margin in the games it won and in those it lost, the faults, and the largest
+thinking time either program spent in a game.
 """
 
 from __future__ import annotations
@@ -17,11 +19,12 @@ import json
 import sys
 from pathlib import Path
 
-from tw_rl.referee.match import wilson_interval
+from tw_rl.stats import t_quantile, wilson_interval
 
 HEADER = (
     "| match | games | A's score [95% CI] | A wins as red, white | A points/game | B points/game "
-    "| A's margin won, lost | faults | largest time a game (A or B) |\n|---|---|---|---|---|---|---|---|---|"
+    "| A - B points/game [95% CI over pairs] | A's margin won, lost | faults | largest time a game (A or B) |"
+    "\n|---|---|---|---|---|---|---|---|---|---|"
 )
 
 
@@ -37,7 +40,10 @@ def summary_row(folder: Path) -> str:
     points = {"A": 0, "B": 0}
     won, lost = [], []
     slowest = 0.0
+    pairs: dict[int, list[int]] = {}  # start -> A's points minus B's in each of its games
     for g in games:
+        difference = g["program_points"]["A"] - g["program_points"]["B"]
+        pairs.setdefault(g.get("opening", (g["game"] - 1) // 2), []).append(difference)
         a_colour = "red" if g["red"]["program"] == "A" else "white"
         b_colour = "white" if a_colour == "red" else "red"
         points["A"] += g["program_points"]["A"]
@@ -64,8 +70,20 @@ def summary_row(folder: Path) -> str:
     return (
         f"| {folder.name} | {n} | {score:g}/{n} = {score / n:.1%} [{lo:.1%}, {hi:.1%}] "
         f"| {wins_red}, {wins_white} | {points['A'] / n:.1f} | {points['B'] / n:.1f} "
-        f"| {mean(won)}, {mean(lost)} | {faults} | {slowest:.2f} s |"
+        f"| {paired_difference(pairs)} | {mean(won)}, {mean(lost)} | {faults} | {slowest:.2f} s |"
     )
+
+
+def paired_difference(pairs: dict[int, list[int]]) -> str:
+    """A's points minus B's a game, its mean over the starts and the 95% t interval."""
+    per_start = [sum(d) / len(d) for d in pairs.values()]
+    n = len(per_start)
+    centre = sum(per_start) / n
+    if n < 2:
+        return f"{centre:+.1f}"
+    spread = (sum((x - centre) ** 2 for x in per_start) / (n - 1)) ** 0.5
+    half = t_quantile(n - 1) * spread / n**0.5
+    return f"{centre:+.1f} [{centre - half:+.1f}, {centre + half:+.1f}]"
 
 
 def main(argv: list[str] | None = None) -> int:
