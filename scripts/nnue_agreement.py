@@ -84,7 +84,8 @@ def main(argv: list[str] | None = None) -> int:
         for part in sorted(PARTS)
     }
     figures["noise"] = [
-        noise_floor(binary, args.float32, records, searched, b, args.sims, level) for level in args.noise
+        noise_floor(binary, args.float32, records, c_float, searched, b, args.sims, level)
+        for level in args.noise
     ]
     figures["wall_seconds"] = round(time.perf_counter() - t0, 1)
     print(json.dumps(figures, indent=2))
@@ -92,10 +93,17 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def noise_floor(
-    binary: Path, float32: Path, records: list, searched: list, moves: list[int], sims: int, level: float
+    binary: Path,
+    float32: Path,
+    records: list,
+    reference: dict,
+    searched: list,
+    moves: list[int],
+    sims: int,
+    level: float,
 ) -> dict:
-    """The float network with relative weight noise ``level`` against itself (``moves``: its
-    searches' moves on ``searched``)."""
+    """The float network with relative weight noise ``level`` against itself (``reference``: its
+    outputs on ``records``; ``moves``: its searches' moves on ``searched``)."""
     net = load_weights(float32)
     draws = torch.Generator().manual_seed(7)
     with torch.no_grad():
@@ -103,7 +111,6 @@ def noise_floor(
             weight.mul_(1 + level * torch.randn(weight.shape, generator=draws, dtype=weight.dtype))
     path = binary.parent / f"noise-{level}.twnet"
     write_weights(net, path, "float32")
-    reference = check.native_outputs(binary, float32, records)
     differences = check.largest_differences(reference, check.native_outputs(binary, path, records), records)
     noisy = check.search_moves(binary, path, searched, sims)
     same = sum(x == y for x, y in zip(moves, noisy, strict=True))

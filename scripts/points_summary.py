@@ -16,10 +16,11 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 from pathlib import Path
 
-from tw_rl.stats import t_quantile, wilson_interval
+from tw_rl.stats import runs_interval, wilson_interval
 
 HEADER = (
     "| match | games | A's score [95% CI] | A wins as red, white | A points/game | B points/game "
@@ -77,13 +78,10 @@ def summary_row(folder: Path) -> str:
 def paired_difference(pairs: dict[int, list[int]]) -> str:
     """A's points minus B's a game, its mean over the starts and the 95% t interval."""
     per_start = [sum(d) / len(d) for d in pairs.values()]
-    n = len(per_start)
-    centre = sum(per_start) / n
-    if n < 2:
-        return f"{centre:+.1f}"
-    spread = (sum((x - centre) ** 2 for x in per_start) / (n - 1)) ** 0.5
-    half = t_quantile(n - 1) * spread / n**0.5
-    return f"{centre:+.1f} [{centre - half:+.1f}, {centre + half:+.1f}]"
+    if len(per_start) < 2:
+        return f"{per_start[0]:+.1f}"
+    diff = runs_interval(per_start, bounds=(-math.inf, math.inf))
+    return f"{diff.mean:+.1f} [{diff.low:+.1f}, {diff.high:+.1f}]"
 
 
 def main(argv: list[str] | None = None) -> int:

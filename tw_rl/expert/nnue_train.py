@@ -12,8 +12,8 @@ position once and cached): policy (1 - s) visits + s priors, win probability (1 
 s (student value + 1) / 2, a smooth target where the result is one bit per game.  The holdout
 keeps the self-play targets alone.  With ``symmetries`` every drawn sample is seen under a
 random one of the board's 12 symmetries (``symmetric_batch``: a permutation of the cells'
-rows, no new inputs to compute), twelve positions for each recorded one.  The inputs are computed in Python
-(``nnue_features``) once per shard and cached under ``OUT/features``.
+rows, no new inputs to compute), twelve positions for each recorded one.  The inputs are
+computed in Python (``nnue_features``) once per shard and cached under ``OUT/features``.
 
 Games, not positions, are split: every ``holdout_every``-th shard is held out.  The first
 ``qat_from`` share of the steps trains the float network, the rest the quantized one (the
@@ -40,7 +40,8 @@ import torch.nn.functional as F
 
 from tw_rl.codecup.evaluation import default_weights, make_evaluator
 from tw_rl.codecup.rules import Board
-from tw_rl.core.hexgrid import hexgrid, inverse_permutation
+from tw_rl.core.encode import random_symmetries
+from tw_rl.core.hexgrid import hexgrid
 from tw_rl.expert.nnue_features import my_legal_mask, position_of, samples_rows
 from tw_rl.expert.nnue_net import NnueNet, load_weights, write_weights
 from tw_rl.files import write_atomic
@@ -195,11 +196,10 @@ def symmetric_batch(data: Data, index: np.ndarray, rng: np.random.Generator) -> 
     who may place, the simulated territory), so the position's image under a symmetry that
     sends cell c to cell s(c) has cell c's four rows moved to s(c): row c * 47 + code becomes
     s(c) * 47 + code, in s(c)'s slots. The policy and the legal cells move the same way; the
-    value and the margin do not change (``tests/expert/test_nnue.py`` checks this against the
+    value and the margin do not change (``tests/native/test_nnue_train.py`` checks this against the
     inputs computed on the transformed positions)."""
     cells = data.policy.shape[1]
-    inverse = np.stack([inverse_permutation(p) for p in hexgrid(6).symmetries])  # new[i] = old[inverse[i]]
-    gather = inverse[rng.integers(0, len(inverse), size=len(index))]  # [B, cells]
+    gather = random_symmetries(hexgrid(6), len(index), rng)  # [B, cells]: new[i] = old[gather[i]]
     rows = data.rows[index].astype(np.int64).reshape(len(index), cells, -1)
     rows = np.take_along_axis(rows, gather[:, :, None], axis=1)
     rows += ((np.arange(cells) - gather) * PER_CELL)[:, :, None]
