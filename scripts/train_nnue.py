@@ -4,10 +4,10 @@
     python scripts/train_nnue.py --data runs/nnue/data-g0 runs/nnue/data-g1 --out runs/nnue/train-g1 \\
         --warm-start runs/nnue/train-g0/nnue-float.twnet
 
-Killed, the same command goes on from OUT/checkpoint.pt.  Writes OUT/nnue.twnet (int8, what the
-native bot plays: `--weights`, or embedded by tw_rl.native.build), OUT/nnue-float.twnet (the
-float reference), OUT/summary.json and TensorBoard logs under OUT/tb (see
-tw_rl/expert/nnue_train.py).
+Killed, the same command goes on from OUT/checkpoint.pt.  Writes OUT/nnue.twnet (int16 by
+default, `--quantization int8` for the coarser grids; what the native bot plays: `--weights`,
+or embedded by tw_rl.native.build), OUT/nnue-float.twnet (the float reference),
+OUT/summary.json and TensorBoard logs under OUT/tb (see tw_rl/expert/nnue_train.py).
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from pathlib import Path
 
 from tw_rl.codecup.errors import WeightsError
 from tw_rl.expert.nnue_train import NnueTrainError, TrainConfig, train
+from tw_rl.native.nnue_file import DEFAULT_QUANTIZATION, SCHEMES
 from tw_rl.training.replay_buffer import ShardFormatError
 
 
@@ -31,7 +32,13 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--steps", type=int, default=8000, help="optimiser steps (default 8000)")
     p.add_argument("--batch", type=int, default=512, help="positions per step (default 512)")
     p.add_argument("--lr", type=float, default=2e-3, help="Adam's first learning rate (default 2e-3)")
-    p.add_argument("--qat-from", type=float, default=0.6, help="share of steps before int8 training")
+    p.add_argument("--qat-from", type=float, default=0.6, help="share of steps before integer training")
+    p.add_argument(
+        "--quantization",
+        choices=list(SCHEMES),
+        default=DEFAULT_QUANTIZATION,
+        help=f"the integer scheme of nnue.twnet (default {DEFAULT_QUANTIZATION})",
+    )
     p.add_argument("--checkpoint-every", type=int, default=500, help="steps between checkpoints")
     p.add_argument("--margin-weight", type=float, default=1.0, help="weight of the margin loss")
     p.add_argument("--value-weight", type=float, default=0.25, help="weight of the value loss (default 0.25)")
@@ -71,6 +78,7 @@ def main(argv: list[str] | None = None) -> int:
         seed=args.seed,
         warm_start=args.warm_start,
         threads=args.threads,
+        quantization=args.quantization,
     )
     try:
         summary = train(config, progress=not args.no_progress)

@@ -1,13 +1,15 @@
 """The native network (arch nnue-1) against its torch twin: the inputs and the outputs agree on
-positions of greedy-and-random games (the int8 network exactly, the float one to 1e-5), a
-planted bug in one input group is caught, searches with the int8 and the float network pick
-the same move (95% of the time), the submission with the network compiles with warnings as errors and plays
-whole games (also under ASan/UBSan), and a file with a wrong tag, board size or checksum is
-refused in one line (by the native bot, the Python bot and the builder)."""
+positions of greedy-and-random games (the int8 and int16 networks exactly, the float one to
+1e-5), a planted bug in one input group is caught, searches with the integer and the float
+network pick the same move (99% of the time with int16, 95% with int8), the submission with the
+network compiles with warnings as errors and plays whole games (also under ASan/UBSan), and a
+file with a wrong tag, board size, checksum or coded run is refused in one line (by the native
+bot, the Python reader and the builder)."""
 
 from __future__ import annotations
 
 import hashlib
+import json
 import subprocess
 import sys
 
@@ -15,18 +17,18 @@ import pytest
 import torch
 
 from tw_rl.codecup import weights as fmt
+from tw_rl.codecup.errors import WeightsError
 from tw_rl.expert import nnue_check as check
 from tw_rl.expert.nnue_features import position_rows
 from tw_rl.expert.nnue_net import NnueNet, load_weights, weights_bytes, write_weights
 from tw_rl.export.submission_check import play_check_game
-from tw_rl.native import build
+from tw_rl.native import build, nnue_file
 
 
-@pytest.fixture(scope="module")
-def nnue_net():
+def _busy_net(scheme: str) -> NnueNet:
     """A small network with every tensor busy (random policy weights too), its weights on the
-    int8 grid except for a little noise, so that float and int8 differ a little."""
-    net = NnueNet(width=32, hidden=8, seed=3)
+    int8 grid except for a little noise, so that float and integer networks differ a little."""
+    net = NnueNet(width=32, hidden=8, seed=3, scheme=scheme)
     g = torch.Generator().manual_seed(4)
     with torch.no_grad():
         net.pol_w.copy_(torch.randn(net.pol_w.shape, generator=g) * 1.0)
@@ -41,12 +43,28 @@ def nnue_net():
     return net
 
 
+def _files(net: NnueNet, folder) -> tuple:
+    """The network's integer file (its scheme) and its float32 file."""
+    write_weights(net, folder / "nnue.twnet", net.scheme.name)
+    write_weights(net, folder / "nnue-float.twnet", "float32")
+    return folder / "nnue.twnet", folder / "nnue-float.twnet"
+
+
+@pytest.fixture(scope="module", params=["int8", "int16"])
+def any_net(request, tmp_path_factory):
+    """(network, its files) in each integer scheme."""
+    net = _busy_net(request.param)
+    return net, _files(net, tmp_path_factory.mktemp(f"nnue-{request.param}"))
+
+
+@pytest.fixture(scope="module")
+def nnue_net():
+    return _busy_net("int16")
+
+
 @pytest.fixture(scope="module")
 def nnue_files(nnue_net, tmp_path_factory):
-    folder = tmp_path_factory.mktemp("nnue")
-    write_weights(nnue_net, folder / "nnue.twnet", "int8")
-    write_weights(nnue_net, folder / "nnue-float.twnet", "float32")
-    return folder / "nnue.twnet", folder / "nnue-float.twnet"
+    return _files(nnue_net, tmp_path_factory.mktemp("nnue"))
 
 
 @pytest.fixture(scope="module")
@@ -60,12 +78,10 @@ def test_the_inputs_agree(native_tools_bin, records):
     assert native == [position_rows(check.position(r)) for r in records]
 
 
-def test_the_int8_outputs_agree_exactly_and_the_float_ones_closely(
-    native_tools_bin, nnue_net, nnue_files, records
-):
-    int8, float32 = nnue_files
+def test_the_integer_outputs_agree_exactly_and_the_float_ones_closely(native_tools_bin, any_net, records):
+    nnue_net, (integer, float32) = any_net
     exact = check.largest_differences(
-        check.native_outputs(native_tools_bin, int8, records),
+        check.native_outputs(native_tools_bin, integer, records),
         check.twin_outputs(nnue_net, records, True),
         records,
     )
@@ -84,8 +100,10 @@ def test_the_int8_outputs_agree_exactly_and_the_float_ones_closely(
     assert check.twin_outputs(nnue_net, records, True)["value_logit"].std() > 0.01
 
 
-def test_the_twin_reads_back_what_it_wrote(nnue_net, nnue_files, records):
+def test_the_twin_reads_back_what_it_wrote(any_net, records):
+    nnue_net, nnue_files = any_net
     back = load_weights(nnue_files[0])
+    assert back.scheme == nnue_net.scheme
     a = check.twin_outputs(nnue_net, records[:10], True)
     b = check.twin_outputs(back, records[:10], True)
     assert check.largest_differences(a, b, records[:10])["logits"] == 0.0
@@ -108,18 +126,20 @@ def test_a_planted_bug_in_one_input_group_is_caught(native_tools_source, compile
     assert native != [position_rows(check.position(r)) for r in records]
 
 
-def test_int8_and_float_searches_pick_the_same_move(native_tools_bin, nnue_files):
-    """A fixed search of 64 simulations with the C++ int8 network and with the same network in
-    float (the C++ double path): the same move on at least 95% of the positions.  (The issue
-    asks for 99%; the int8 grids reach 95.5% on the trained network and 97.6% on this one, see
+def test_integer_and_float_searches_pick_the_same_move(native_tools_bin, any_net):
+    """A fixed search of 64 simulations with the C++ integer network and with the same network
+    in float (the C++ double path): the same move on at least 99% of the positions with int16
+    (the issue's target), 95% with int8 (95.5% on the trained network, see
     docs/results/2026-12-07.md: a 64-simulation search turns small differences of near-equal
-    moves into another choice.)"""
+    moves into another choice)."""
+    nnue_net, (integer, float32) = any_net
     positions = [r for r in check.game_positions(6, seed=5) if len(check.position(r).legal_moves()) > 1][::2]
     assert len(positions) >= 100
-    int8 = check.search_moves(native_tools_bin, nnue_files[0], positions, 64)
-    float32 = check.search_moves(native_tools_bin, nnue_files[1], positions, 64)
-    same = sum(a == b for a, b in zip(int8, float32, strict=True))
-    assert same >= 0.95 * len(positions), (same, len(positions))
+    a = check.search_moves(native_tools_bin, integer, positions, 64)
+    b = check.search_moves(native_tools_bin, float32, positions, 64)
+    same = sum(x == y for x, y in zip(a, b, strict=True))
+    share = {"int8": 0.95, "int16": 0.99}[nnue_net.scheme.name]
+    assert same >= share * len(positions), (same, len(positions))
 
 
 @pytest.fixture(scope="module")
@@ -155,7 +175,8 @@ def test_games_under_address_and_undefined_behaviour_sanitizers(nnue_submission,
 
 
 def _rewritten(data: bytes, kind: str) -> bytes:
-    """The file with its tag or board size changed (checksum recomputed), or a byte flipped."""
+    """The file with its tag or board size changed, or its first z16 run's last value cut
+    short (checksum recomputed), or a byte flipped."""
     if kind == "checksum":
         out = bytearray(data)
         out[len(out) // 2] ^= 0x55
@@ -165,6 +186,12 @@ def _rewritten(data: bytes, kind: str) -> bytes:
     rest = data[fmt.PREFIX.size + head_len : -fmt.DIGEST_SIZE]
     if kind == "tag":
         head = head.replace(b'"arch":"nnue-1"', b'"arch":"nnue-9"')
+    elif kind == "z16":
+        first = json.loads(head)["tensors"][0]
+        assert first["name"] == "ft_w" and first["dtype"] == "z16"
+        rest = bytearray(rest)
+        rest[first["bytes"] - 1] |= 0x80  # its last byte now says that more follow
+        rest = bytes(rest)
     else:
         size = 8
     body = fmt.PREFIX.pack(magic, version, size, len(head), data_len) + head + rest
@@ -177,16 +204,19 @@ def _rewritten(data: bytes, kind: str) -> bytes:
         ("tag", "holds a 'nnue-9' network"),
         ("size", "made for the size-8 board"),
         ("checksum", "checksum mismatch"),
+        ("z16", "tensor 'ft_w' is not 136864 int16 values in"),
     ],
 )
 def test_a_bad_file_is_refused_in_one_line(native_bin, nnue_net, tmp_path, kind, reason):
     path = tmp_path / f"{kind}.twnet"
-    path.write_bytes(_rewritten(weights_bytes(nnue_net, "int8"), kind))
+    path.write_bytes(_rewritten(weights_bytes(nnue_net, "int16"), kind))
     native = subprocess.run(
         [str(native_bin), "--weights", str(path)], input="", capture_output=True, text=True
     )
     assert native.returncode == 2 and len(native.stderr.splitlines()) == 1, native.stderr
     assert reason in native.stderr
+    with pytest.raises(WeightsError, match=reason.replace("'", ".")):
+        nnue_file.check(fmt.read_weights(str(path), 6))
     with pytest.raises(build.NativeBuildError, match="refuse"):
         build.build_native_submission(path, tmp_path / "submission.cpp")
 

@@ -4,6 +4,7 @@ and a user mistake (no shards) one line."""
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 
@@ -61,12 +62,15 @@ def test_a_killed_run_resumes_to_the_same_weights(shards, tmp_path, monkeypatch)
     assert any((tmp_path / "killed" / "tb").iterdir())  # TensorBoard logs
 
 
-def test_the_files_are_nnue_files(shards, tmp_path):
-    train(_config(shards, tmp_path, steps=2, qat_from=0.5), progress=False)
-    for name, quantization in (("nnue.twnet", "int8"), ("nnue-float.twnet", "float32")):
+@pytest.mark.parametrize("scheme", ["int8", "int16"])
+def test_the_files_are_nnue_files(shards, tmp_path, scheme):
+    train(_config(shards, tmp_path, steps=2, qat_from=0.5, quantization=scheme), progress=False)
+    for name, quantization in (("nnue.twnet", scheme), ("nnue-float.twnet", "float32")):
         weights = read_weights(str(tmp_path / name), 6)
         nnue_file.check(weights)
         assert weights.header["quantization"] == quantization
+    summary = json.loads((tmp_path / "summary.json").read_text())
+    assert f"holdout_{scheme}" in summary and f"bytes_{scheme}" in summary
 
 
 def test_a_symmetric_sample_is_the_inputs_of_the_transformed_position(shards, tmp_path):

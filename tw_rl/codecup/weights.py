@@ -21,7 +21,11 @@ by ``dtype``:
 - "f32": float32 values (struct "f");
 - "f16": float16 values (struct "e");
 - "i8":  one float32 scale per row (the first axis: the output channel of a linear map, one
-  table row of an embedding), then the int8 values (struct "b"); value = int8 * row scale.
+  table row of an embedding), then the int8 values (struct "b"); value = int8 * row scale;
+- "z16": one float32 scale per row, then the int16 values zigzag-coded (0, -1, 1, -2, ... as
+  0, 1, 2, 3, ...) in variable-length groups of 7 bits, low group first, the top bit set on
+  every byte of a value but its last (at most 3 bytes a value); value = int16 * row scale.
+  Its length is not fixed by the shape: the tensor's entry says it in ``"bytes"``.
 
 The reader checks, in this order, the length, magic, version, checksum, header and data
 sizes, and (when asked) the board size; any mismatch raises ``WeightsError`` with one line.
@@ -47,7 +51,8 @@ FORMAT_VERSION = 1
 PREFIX = struct.Struct("<8sHHII")  # magic, version, board size, header length, data length
 DIGEST_SIZE = 32  # sha256
 QUANTIZATIONS = ("int8", "float16")
-DTYPES = ("f32", "f16", "i8")
+DTYPES = ("f32", "f16", "i8", "z16")
+Z16_MAX = 32767  # the largest |value| of a z16 tensor
 
 CODECUP_SIZE = 6  # the CodeCup's board: the bot's default --size, the one the submission plays
 # board size -> the student shipped for it (a file name beside this module)
@@ -94,17 +99,41 @@ def _count(shape):
     return n
 
 
-def tensor_bytes(shape, dtype):
-    """Bytes a tensor of this shape and dtype takes in the data section."""
+def tensor_bytes(shape, dtype, stated=None):
+    """Bytes a tensor of this shape and dtype takes in the data section (z16: ``stated``, the
+    tensor entry's "bytes", if it can be that long; else None)."""
     n = _count(shape)
     if dtype == "f32":
         return 4 * n
     if dtype == "f16":
         return 2 * n
+    if dtype == "z16":
+        fits = isinstance(stated, int) and 4 * shape[0] + n <= stated <= 4 * shape[0] + 3 * n
+        return stated if fits else None
     return 4 * shape[0] + n  # i8: a float32 scale per row, then one byte per value
 
 
-def _decode(data, offset, shape, dtype):
+def zigzag_values(data, start, stop, count):
+    """The ``count`` int16 values of a z16 run data[start:stop]; None unless it holds exactly those."""
+    values = []
+    x = shift = 0
+    for pos in range(start, stop):
+        byte = data[pos]
+        x |= (byte & 127) << shift
+        if byte & 128:
+            shift += 7
+            if shift > 14:
+                return None
+            continue
+        value = (x >> 1) ^ -(x & 1)
+        if abs(value) > Z16_MAX:
+            return None
+        values.append(value)
+        x = shift = 0
+    return values if shift == 0 and len(values) == count else None
+
+
+def _decode(data, offset, shape, dtype, nbytes):
     n = _count(shape)
     if dtype == "f32":
         return list(struct.unpack_from(f"<{n}f", data, offset))
@@ -113,7 +142,12 @@ def _decode(data, offset, shape, dtype):
     rows = shape[0]
     cols = n // rows if rows else 0
     scales = struct.unpack_from(f"<{rows}f", data, offset)
-    q = struct.unpack_from(f"<{n}b", data, offset + 4 * rows)
+    if dtype == "z16":
+        q = zigzag_values(data, offset + 4 * rows, offset + nbytes, n)
+        if q is None:
+            return None
+    else:
+        q = struct.unpack_from(f"<{n}b", data, offset + 4 * rows)
     out = []
     for r in range(rows):
         s = scales[r]
@@ -141,25 +175,39 @@ def parse_weights(data, board_size=None, name="weights file"):
         raise WeightsError(f"{name}: checksum mismatch (the file is damaged)")
     try:
         header = json.loads(data[PREFIX.size : PREFIX.size + header_len].decode("utf-8"))
-        specs = [(str(t["name"]), tuple(int(d) for d in t["shape"]), t["dtype"]) for t in header["tensors"]]
+        specs = [
+            (str(t["name"]), tuple(int(d) for d in t["shape"]), t["dtype"], t.get("bytes"))
+            for t in header["tensors"]
+        ]
     except (ValueError, KeyError, TypeError) as err:
         raise WeightsError(f"{name}: unreadable header ({type(err).__name__}: {err})") from None
     if not isinstance(header, dict):
         raise WeightsError(f"{name}: unreadable header (not a JSON object)")
     offset = PREFIX.size + header_len
     need = 0
-    for tname, shape, dtype in specs:
+    sizes = []
+    for tname, shape, dtype, stated in specs:
         if dtype not in DTYPES or not 1 <= len(shape) <= 2 or min(shape) < 1:
             raise WeightsError(f"{name}: tensor {tname!r} has an unsupported dtype or shape")
-        need += tensor_bytes(shape, dtype)
+        size_of = tensor_bytes(shape, dtype, stated)
+        if size_of is None:
+            raise WeightsError(f"{name}: tensor {tname!r} states an impossible length ({stated!r} bytes)")
+        sizes.append(size_of)
+        need += size_of
     if need != data_len:
         raise WeightsError(f"{name}: the header describes {need} data bytes, the file holds {data_len}")
     if board_size is not None and size != board_size:
         raise WeightsError(f"{name}: the network was made for the size-{size} board, not size {board_size}")
     tensors = {}
-    for tname, shape, dtype in specs:
-        tensors[tname] = (shape, _decode(data, offset, shape, dtype))
-        offset += tensor_bytes(shape, dtype)
+    for k, (tname, shape, dtype, _) in enumerate(specs):
+        size_of = sizes[k]
+        values = _decode(data, offset, shape, dtype, size_of)
+        if values is None:
+            raise WeightsError(
+                f"{name}: tensor {tname!r} is not {_count(shape)} int16 values in {size_of} bytes"
+            )
+        tensors[tname] = (shape, values)
+        offset += size_of
     return Weights(version, size, header, tensors)
 
 

@@ -15,15 +15,16 @@ random one of the board's 12 symmetries (``symmetric_batch``: a permutation of t
 rows, no new inputs to compute), twelve positions for each recorded one.  The inputs are
 computed in Python (``nnue_features``) once per shard and cached under ``OUT/features``.
 
-Games, not positions, are split: every ``holdout_every``-th shard is held out.  The first
+Games, not positions, are split: every ``holdout_every``-th shard is held out. The first
 ``qat_from`` share of the steps trains the float network, the rest the quantized one (the
-twin's integer forward, rounding passed straight through), so that the int8 file is the network
-that was trained last.  Every ``checkpoint_every`` steps the run writes ``OUT/checkpoint.pt``
-atomically (weights, optimiser, step, seconds spent); a run started again on the same OUT goes
-on from there (a killed run loses at most those steps; a batch is drawn from the seed and the
-step, so the resumed run draws the same batches).  Progress: a tqdm bar and TensorBoard scalars
-under ``OUT/tb``.  At the end: ``OUT/nnue.twnet`` (int8), ``OUT/nnue-float.twnet`` (float32)
-and ``OUT/summary.json`` (positions, steps, seconds, the holdout's losses float and int8).
+twin's integer forward in the ``quantization`` scheme, "int16" by default, rounding passed
+straight through), so that the integer file is the network that was trained last. Every
+``checkpoint_every`` steps the run writes ``OUT/checkpoint.pt`` atomically (weights, optimiser,
+step, seconds spent); a run started again on the same OUT goes on from there (a killed run
+loses at most those steps; a batch is drawn from the seed and the step, so the resumed run
+draws the same batches). Progress: a tqdm bar and TensorBoard scalars under ``OUT/tb``. At the
+end: ``OUT/nnue.twnet`` (integer), ``OUT/nnue-float.twnet`` (float32) and ``OUT/summary.json``
+(positions, steps, seconds, the holdout's losses float and integer).
 """
 
 from __future__ import annotations
@@ -45,7 +46,7 @@ from tw_rl.core.hexgrid import hexgrid
 from tw_rl.expert.nnue_features import my_legal_mask, position_of, samples_rows
 from tw_rl.expert.nnue_net import NnueNet, load_weights, write_weights
 from tw_rl.files import write_atomic
-from tw_rl.native.nnue_file import PER_CELL
+from tw_rl.native.nnue_file import DEFAULT_QUANTIZATION, PER_CELL, SCHEMES
 from tw_rl.training.replay_buffer import SHARD_PATTERN, read_shard
 
 
@@ -73,6 +74,7 @@ class TrainConfig:
     warm_start: Path | None = None  # an nnue-1 weights file to start from
     threads: int = 0  # torch threads (0: torch's default)
     symmetries: bool = False  # each sample seen under a random one of the board's 12 symmetries
+    quantization: str = DEFAULT_QUANTIZATION  # the integer scheme of nnue.twnet (nnue_file.SCHEMES)
     extra: dict = field(default_factory=dict)
 
 
@@ -295,14 +297,16 @@ def train(config: TrainConfig, progress: bool = True) -> dict:
         torch.set_num_threads(config.threads)
     files = shard_files(config.data)
     train_files, hold_files = split(files, config.holdout_every)
+    if config.quantization not in SCHEMES:
+        raise NnueTrainError(f"quantization must be one of {', '.join(SCHEMES)}, not {config.quantization!r}")
     t0 = time.process_time()
     student = config.student_share > 0
     data = load_data(train_files, out / "features", progress, student)
     hold = load_data(hold_files, out / "features", progress) if hold_files else None
     input_seconds = time.process_time() - t0
-    net = NnueNet(config.width, config.hidden, seed=config.seed)
+    net = NnueNet(config.width, config.hidden, seed=config.seed, scheme=config.quantization)
     if config.warm_start is not None:
-        warm = load_weights(config.warm_start)
+        warm = load_weights(config.warm_start, scheme=config.quantization)
         if (warm.width, warm.hidden) != (config.width, config.hidden):
             raise NnueTrainError(
                 f"the warm start {config.warm_start} is width {warm.width}, hidden {warm.hidden}, "
@@ -367,9 +371,11 @@ def train(config: TrainConfig, progress: bool = True) -> dict:
     }
     if hold is not None:
         summary["holdout_float"] = evaluate(net, hold, False, config)
-        summary["holdout_int8"] = evaluate(net, hold, True, config)
+        summary[f"holdout_{config.quantization}"] = evaluate(net, hold, True, config)
     meta = {"positions": len(data), "steps": config.steps, "data": summary["data"]}
-    summary["bytes_int8"] = write_weights(net, out / "nnue.twnet", "int8", meta)
+    summary[f"bytes_{config.quantization}"] = write_weights(
+        net, out / "nnue.twnet", config.quantization, meta
+    )
     summary["bytes_float32"] = write_weights(net, out / "nnue-float.twnet", "float32", meta)
     write_atomic(out / "summary.json", json.dumps(summary, indent=2) + "\n")
     return summary

@@ -5,11 +5,22 @@ it ``tw_rl.expert.nnue_net``).
 The file is the student's container (``tw_rl.codecup.weights``: magic, version, board size,
 JSON header, tensors, sha256) with header ``arch`` "nnue-1", ``width`` (the accumulator's
 lanes), ``hidden`` (the dense layer's), ``features`` (inputs per cell, ``PER_CELL``) and
-``quantization``: "int8" (played in integers) or "float32" (the same network unquantized, the
-reference that quantization is measured against).  In an int8 file every value lies on its
-tensor's integer grid (``GRID``): ``ft_w`` is dtype "i8" with every row's scale 1/256, ``l2_w``,
-``out_w`` and ``pol_w`` with 1/128; ``ft_b`` is a multiple of 1/256 and ``pol_cell`` of 1/128
-(int16), ``l2_b``, ``out_b`` and ``pol_b`` of 1/8192 (int32), stored as float32 (exact).
+``quantization``: "int8" or "int16" (played in integers, on the grids of its ``Scheme``) or
+"float32" (the same network unquantized, the reference that quantization is measured against).
+In an integer file every value lies on its tensor's grid (``Scheme.grid``):
+
+- int8: ``ft_w`` is dtype "i8" with every row's scale 1/256, ``l2_w``, ``out_w`` and ``pol_w``
+  "i8" with 1/128; activations on 1/64, clipped to 0..127.
+- int16: ``ft_w`` is dtype "z16" (int16, variable-length coded: most first-layer weights are
+  small, so the file stays near the int8 one's size) with every row's scale 1/2048, the dense
+  weights "z16" with 1/1024 (at most 2047 in size, so that no int32 sum of 1,024 lanes can
+  overflow); activations on 1/512, clipped to 0..1016.  Each rounding is 8 times finer than
+  int8's.
+
+Both: ``ft_b`` on the first layer's grid, ``pol_cell`` on the dense weights', ``l2_b``,
+``out_b`` and ``pol_b`` on the dense sums' (weights' grid times activations'), stored as
+float32 (exact).  The clipped ReLU's top is 127/64 = 1016/512 in both, so a float32 file plays
+the same network whichever scheme it was trained for.
 
 The Python bot does not play this network: its loader refuses the file in one line (it holds
 an 'nnue-1' network, not 'student-1'); ``check`` is what the submission's builder asks instead.
@@ -17,31 +28,61 @@ an 'nnue-1' network, not 'student-1'); ``check`` is what the submission's builde
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from tw_rl.codecup.weights import Weights, WeightsError
 
 ARCH = "nnue-1"
-QUANTIZATIONS = ("int8", "float32")
+QUANTIZATIONS = ("int8", "int16", "float32")
 # inputs per cell, by group (nnue_features.hpp): content, sight pair, legality, territory
 GROUPS = (("content", 14), ("sight", 25), ("legal", 4), ("territory", 4))
 PER_CELL = sum(size for _, size in GROUPS)  # 47
-FT_ONE = 256  # the first layer's weights and sums: q / 256
-W_ONE = 128  # the dense layers' weights: q / 128
-ONE = 64  # activations: q / 64
-SUM_ONE = 8192  # dense sums: q / 8192
-ACT_MAX = 127  # the clipped ReLU's top, in q
-# tensor -> (grid of an int8 file: values are q / grid, |q| at most top)
-GRID = {
-    "ft_w": (FT_ONE, 127),
-    "ft_b": (FT_ONE, 32767),
-    "l2_w": (W_ONE, 127),
-    "l2_b": (SUM_ONE, 1 << 24),
-    "out_w": (W_ONE, 127),
-    "out_b": (SUM_ONE, 1 << 24),
-    "pol_w": (W_ONE, 127),
-    "pol_b": (SUM_ONE, 1 << 24),
-    "pol_cell": (W_ONE, 32767),
+WEIGHT_MATRICES = ("ft_w", "l2_w", "out_w", "pol_w")  # stored as integers (dtype i8 or z16)
+
+
+@dataclass(frozen=True)
+class Scheme:
+    """An integer network's grids: a value is q / one, |q| at most its top."""
+
+    name: str
+    ft_one: int  # the first layer's weights and sums
+    w_one: int  # the dense layers' weights
+    one: int  # activations
+    act_max: int  # the clipped ReLU's top, in q
+    ft_top: int  # |q| of a first-layer weight
+    w_top: int  # |q| of a dense weight
+    dtype: str  # how the weight matrices are stored
+
+    @property
+    def sum_one(self) -> int:
+        """The dense sums' grid: activation times weight."""
+        return self.w_one * self.one
+
+    @property
+    def grid(self) -> dict[str, tuple[int, int]]:
+        """tensor -> (one, top): its values are q / one with |q| at most top."""
+        return {
+            "ft_w": (self.ft_one, self.ft_top),
+            "ft_b": (self.ft_one, 32767),
+            "l2_w": (self.w_one, self.w_top),
+            "l2_b": (self.sum_one, 1 << 24),
+            "out_w": (self.w_one, self.w_top),
+            "out_b": (self.sum_one, 1 << 24),
+            "pol_w": (self.w_one, self.w_top),
+            "pol_b": (self.sum_one, 1 << 24),
+            "pol_cell": (self.w_one, 32767),
+        }
+
+
+SCHEMES = {
+    "int8": Scheme("int8", ft_one=256, w_one=128, one=64, act_max=127, ft_top=127, w_top=127, dtype="i8"),
+    "int16": Scheme(
+        "int16", ft_one=2048, w_one=1024, one=512, act_max=1016, ft_top=32767, w_top=2047, dtype="z16"
+    ),
 }
-INT8_TENSORS = ("ft_w", "l2_w", "out_w", "pol_w")  # stored as dtype i8 in an int8 file
+DEFAULT_QUANTIZATION = "int16"
+TOP = 127 / 64  # the clipped ReLU's top in every scheme (act_max / one)
+assert all(s.act_max / s.one == TOP for s in SCHEMES.values())
 
 
 def cells_of(board_size: int) -> int:
@@ -84,9 +125,11 @@ def check(weights: Weights) -> None:
         found, values = weights.tensor(name)
         if tuple(found) != shape:
             raise WeightsError(f"tensor {name!r} has the wrong shape")
-        if quantization == "int8":
-            one, top = GRID[name]
+        if quantization in SCHEMES:
+            one, top = SCHEMES[quantization].grid[name]
             for x in values:
                 q = round(x * one)
                 if abs(x * one - q) >= 1e-6 or abs(q) > top:
-                    raise WeightsError(f"tensor {name!r} is off the integer grid of an int8 nnue-1 file")
+                    raise WeightsError(
+                        f"tensor {name!r} is off the integer grid of an {quantization} nnue-1 file"
+                    )

@@ -3,16 +3,19 @@
 // into an accumulator of `width` lanes, a clipped ReLU, one dense layer of `hidden` lanes, and
 // three heads: the win probability, the final margin, a policy logit per cell.
 //
-// A file with quantization 'int8' is played in integers, exactly as the torch twin simulates
-// them: the first layer's weights are q / 256 (int8) and its sums q / 256 (int16 lanes when no
-// position can leave int16, checked at load, else int32); the activations q / 64, clipped to
-// 0..127; the dense layers' weights q / 128 (int8) and their sums q / 8192 (int32); a sum goes
-// to the activations' grid to the nearest (halves up).  A file with quantization 'float32' (the same network
-// before quantization) is played in doubles: the reference that quantization is measured against.
+// A file with quantization 'int8' or 'int16' is played in integers, exactly as the torch twin
+// simulates them, on the grids of its scheme (nnue_file.py): int8 has the first layer's weights
+// and sums at q / 256 (int8 weights), the activations at q / 64 clipped to 0..127 and the dense
+// weights at q / 128 (int8); int16 has them at q / 2048 (int16 weights), q / 512 clipped to
+// 0..1016, and q / 1024 (at most 2047, so that no int32 sum of 1,024 lanes overflows).  The accumulator's lanes are int16 when no position can
+// leave int16 (checked at load), else int32; the dense sums are int32 at the activations' grid
+// times the dense weights'; a sum goes to the activations' grid to the nearest (halves up).  A
+// file with quantization 'float32' (the same network before quantization) is played in
+// doubles: the reference that quantization is measured against.
 //
 //   acc     = ft_b + sum of the 364 active rows of ft_w           (width lanes)
-//   a1      = clamp(round64(acc), 0, 127/64)                     (round64: to the 1/64 grid)
-//   a2      = clamp(round64(l2_w a1 + l2_b), 0, 127/64)          (hidden lanes)
+//   a1      = clamp(round(acc), 0, 127/64)              (round: to the activations' grid)
+//   a2      = clamp(round(l2_w a1 + l2_b), 0, 127/64)   (hidden lanes)
 //   (v, m)  = out_w a2 + out_b
 //   value   = 2 sigmoid(v) - 1 = tanh(v / 2)     margin = 91 m cells   (side to move)
 //   logit_c = pol_w[c] . a1 + pol_b[c] + the sum of pol_cell over the cell's four active rows
@@ -47,21 +50,32 @@
 namespace tw {
 
 constexpr const char *NNUE_ARCH = "nnue-1";
-constexpr int NNUE_FT_ONE = 256;     // the first layer's weights and sums: q / 256
-constexpr int NNUE_W_ONE = 128;      // the dense layers' weights: q / 128
-constexpr int NNUE_ONE = 64;         // activations: q / 64
-constexpr int NNUE_SUM_ONE = 8192;   // dense sums: q / 8192 (activation times weight)
-constexpr int NNUE_ACT_MAX = 127;    // the clipped ReLU's top, in q
 constexpr int NNUE_MAX_WIDTH = 1024, NNUE_MAX_HIDDEN = 256;
+
+// An integer network's grids (nnue_file.SCHEMES): a value is q / one, |q| at most its top.
+struct NnueScheme {
+    int ft_one;   // the first layer's weights and sums
+    int w_one;    // the dense layers' weights
+    int one;      // activations
+    int act_max;  // the clipped ReLU's top, in q
+    int ft_top;   // |q| of a first-layer weight
+    int w_top;    // |q| of a dense weight
+    int sum_one() const { return w_one * one; }  // the dense sums: activation times weight
+};
+constexpr NnueScheme NNUE_INT8{256, 128, 64, 127, 127, 127};
+constexpr NnueScheme NNUE_INT16{2048, 1024, 512, 1016, 32767, 2047};
 
 class NnueNetwork : public Evaluator {
   public:
     int width = 0, hidden = 0;
     bool quantized = true;
+    NnueScheme scheme = NNUE_INT8;
     bool narrow = false;  // int16 accumulator lanes
-    // the integer network (quantization 'int8')
-    std::vector<int16_t> ft16, l2_w, pol_w;
-    std::vector<int32_t> ft32, ft_b, l2_b, out_w, pol_b, pol_cell;
+    // the integer network (quantization 'int8' or 'int16'); the first layer's weights are
+    // int16 in either, the lanes int16 or int32
+    std::vector<int16_t> ft_w;
+    std::vector<int16_t> l2_w, pol_w;
+    std::vector<int32_t> ft_b, l2_b, out_w, pol_b, pol_cell;
     int32_t out_b[2] = {0, 0};
     // the float network (quantization 'float32')
     std::vector<double> f_ft, f_ft_b, f_l2_w, f_l2_b, f_out_w, f_out_b, f_pol_w, f_pol_b, f_pol_cell;
@@ -92,9 +106,10 @@ class NnueNetwork : public Evaluator {
         if (int(jf->num) != NNUE_PER_CELL)
             throw Error{"the weights file has " + std::to_string(int(jf->num)) + " features per cell, this bot " +
                         std::to_string(NNUE_PER_CELL)};
-        if (jq->str != "int8" && jq->str != "float32")
+        if (jq->str != "int8" && jq->str != "int16" && jq->str != "float32")
             throw Error{"the weights file has an unknown quantization '" + jq->str + "'"};
-        quantized = jq->str == "int8";
+        quantized = jq->str != "float32";
+        scheme = jq->str == "int16" ? NNUE_INT16 : NNUE_INT8;
         const int W = width, H = hidden;
         auto expect = [&](const char *name, std::vector<int> shape) -> const Tensor & {
             const Tensor &t = w.tensor(name);
@@ -121,28 +136,31 @@ class NnueNetwork : public Evaluator {
             f_out_b = ob.values, f_pol_w = pw.values, f_pol_b = pb.values, f_pol_cell = pc.values;
             return;
         }
-        auto grid = [](const char *name, const Tensor &t, double one, double top, auto &out) {
+        const std::string kind = jq->str;
+        auto grid = [&kind](const char *name, const Tensor &t, double one, double top, auto &out) {
             out.resize(t.values.size());
             for (size_t k = 0; k < t.values.size(); ++k) {
                 double x = t.values[k] * one, q = std::nearbyint(x);
                 if (!(std::fabs(x - q) < 1e-6) || std::fabs(q) > top)
-                    throw Error{std::string("tensor '") + name + "' is off the integer grid of an int8 nnue-1 file"};
+                    throw Error{std::string("tensor '") + name + "' is off the integer grid of an " + kind +
+                                " nnue-1 file"};
                 out[k] = typename std::decay<decltype(out)>::type::value_type(q);
             }
         };
-        grid("ft_w", ft, NNUE_FT_ONE, 127, ft32);
-        grid("ft_b", fb, NNUE_FT_ONE, 32767, ft_b);
-        grid("l2_w", lw, NNUE_W_ONE, 127, l2_w);
-        grid("l2_b", lb, NNUE_SUM_ONE, 1 << 24, l2_b);
-        grid("out_w", ow, NNUE_W_ONE, 127, out_w);
+        const NnueScheme &g = scheme;
+        grid("ft_w", ft, g.ft_one, g.ft_top, ft_w);
+        grid("ft_b", fb, g.ft_one, 32767, ft_b);
+        grid("l2_w", lw, g.w_one, g.w_top, l2_w);
+        grid("l2_b", lb, g.sum_one(), 1 << 24, l2_b);
+        grid("out_w", ow, g.w_one, g.w_top, out_w);
         std::vector<int32_t> ob_q;
-        grid("out_b", ob, NNUE_SUM_ONE, 1 << 24, ob_q);
+        grid("out_b", ob, g.sum_one(), 1 << 24, ob_q);
         out_b[0] = ob_q[0];
         out_b[1] = ob_q[1];
-        grid("pol_w", pw, NNUE_W_ONE, 127, pol_w);
-        grid("pol_b", pb, NNUE_SUM_ONE, 1 << 24, pol_b);
-        grid("pol_cell", pc, NNUE_W_ONE, 32767, pol_cell);
-        for (int32_t &x : pol_cell) x *= NNUE_SUM_ONE / NNUE_W_ONE;  // to the dense sums' scale
+        grid("pol_w", pw, g.w_one, g.w_top, pol_w);
+        grid("pol_b", pb, g.sum_one(), 1 << 24, pol_b);
+        grid("pol_cell", pc, g.w_one, 32767, pol_cell);
+        for (int32_t &x : pol_cell) x *= g.one;  // to the dense sums' grid
         // int16 lanes when |bias| + the largest row of every (cell, group) fits in every lane
         double bound = 0.0;
         for (int j = 0; j < W; ++j) {
@@ -150,26 +168,26 @@ class NnueNetwork : public Evaluator {
             const int lo[4] = {0, NNUE_SIGHT_AT, NNUE_LEGAL_AT, NNUE_TERRITORY_AT};
             const int hi[4] = {NNUE_SIGHT_AT, NNUE_LEGAL_AT, NNUE_TERRITORY_AT, NNUE_PER_CELL};
             for (int i = 0; i < NUM_CELLS; ++i)
-                for (int g = 0; g < 4; ++g) {
+                for (int gr = 0; gr < 4; ++gr) {
                     int top = 0;
-                    for (int r = lo[g]; r < hi[g]; ++r)
-                        top = std::max(top, std::abs(ft32[size_t(i * NNUE_PER_CELL + r) * W + size_t(j)]));
+                    for (int r = lo[gr]; r < hi[gr]; ++r)
+                        top = std::max(top, std::abs(int(ft_w[size_t(i * NNUE_PER_CELL + r) * W + size_t(j)])));
                     b += top;
                 }
             bound = std::max(bound, b);
         }
         narrow = bound <= 32767.0;
-        if (narrow) ft16.assign(ft32.begin(), ft32.end());
     }
 
-    // The first layer in integers: a1 = clamp(ft_b + the active rows, 0, 127), the sums kept
-    // for side `side` and brought up to date from its last position (see the file's comment).
-    // WC: the width as a compile-time constant (0: read it), so that -O2 vectorises the lanes.
-    template <class T, int WC>
-    void accumulate(const std::vector<T> &table, const int (&rows)[NNUE_ACTIVE], int side) {
+    // The first layer in integers: a1 = clamp(ft_b + the active rows, 0, act_max), the sums
+    // (lanes of type Lane) kept for side `side` and brought up to date from its last position
+    // (see the file's comment).  WC: the width as a compile-time constant (0: read it), so that
+    // -O2 vectorises the lanes.
+    template <class Lane, int WC>
+    void accumulate(const int (&rows)[NNUE_ACTIVE], int side) {
         const int W = WC ? WC : width;
-        T *acc = nullptr;
-        if constexpr (sizeof(T) == 2)
+        Lane *acc = nullptr;
+        if constexpr (sizeof(Lane) == 2)
             acc = acc16[side].data();
         else
             acc = acc32[side].data();
@@ -182,32 +200,33 @@ class NnueNetwork : public Evaluator {
 #else
         const bool refresh = !have_last[side] || 2 * changed >= NNUE_ACTIVE;
 #endif
+        const int16_t *table = ft_w.data();
         if (refresh) {
             ++refreshes;
-            for (int j = 0; j < W; ++j) acc[j] = T(ft_b[size_t(j)]);
+            for (int j = 0; j < W; ++j) acc[j] = Lane(ft_b[size_t(j)]);
             for (int k = 0; k < NNUE_ACTIVE; ++k) {
-                const T *row = &table[size_t(rows[k]) * size_t(W)];
-                for (int j = 0; j < W; ++j) acc[j] = T(acc[j] + row[j]);
+                const int16_t *row = &table[size_t(rows[k]) * size_t(W)];
+                for (int j = 0; j < W; ++j) acc[j] = Lane(acc[j] + row[j]);
             }
         } else {
             updated_rows += uint64_t(changed);
             for (int k = 0; k < NNUE_ACTIVE; ++k) {
                 if (rows[k] == last[k]) continue;
-                const T *old_row = &table[size_t(last[k]) * size_t(W)], *row = &table[size_t(rows[k]) * size_t(W)];
-                for (int j = 0; j < W; ++j) acc[j] = T(acc[j] - old_row[j] + row[j]);
+                const int16_t *old_row = &table[size_t(last[k]) * size_t(W)], *row = &table[size_t(rows[k]) * size_t(W)];
+                for (int j = 0; j < W; ++j) acc[j] = Lane(acc[j] - old_row[j] + row[j]);
             }
         }
         for (int k = 0; k < NNUE_ACTIVE; ++k) last[k] = rows[k];
         have_last[side] = true;
         int16_t *out = a1.data();
-        constexpr int down = NNUE_FT_ONE / NNUE_ONE;  // to the activations' grid, to the nearest (halves up)
-        for (int j = 0; j < W; ++j) {
+        const int down = scheme.ft_one / scheme.one, top = scheme.act_max;  // to the activations' grid,
+        for (int j = 0; j < W; ++j) {                                       // to the nearest (halves up)
             int32_t x = acc[j] < 0 ? 0 : (int32_t(acc[j]) + down / 2) / down;
-            out[j] = int16_t(x > NNUE_ACT_MAX ? NNUE_ACT_MAX : x);
+            out[j] = int16_t(x > top ? top : x);
         }
     }
 
-    // The heads in integers from a1: o[0] (value logit) and o[1] (margin / 91), q / 8192.
+    // The heads in integers from a1: o[0] (value logit) and o[1] (margin / 91), on the sums' grid.
     void dense(int32_t (&o)[2]) {
         const int W = width, H = hidden;
         const int16_t *a = a1.data();
@@ -216,9 +235,9 @@ class NnueNetwork : public Evaluator {
             const int16_t *row = &l2_w[size_t(k) * size_t(W)];
             int32_t s = l2_b[size_t(k)];
             for (int j = 0; j < W; ++j) s += int32_t(a[j]) * int32_t(row[j]);
-            constexpr int down = NNUE_SUM_ONE / NNUE_ONE;
+            const int down = scheme.w_one;  // the sums' grid over the activations'
             int32_t y = s < 0 ? 0 : (s + down / 2) / down;  // to the nearest (halves up)
-            a2[k] = y > NNUE_ACT_MAX ? NNUE_ACT_MAX : y;
+            a2[k] = y > scheme.act_max ? scheme.act_max : y;
         }
         for (int h = 0; h < 2; ++h) {
             int32_t s = out_b[h];
@@ -227,7 +246,7 @@ class NnueNetwork : public Evaluator {
         }
     }
 
-    // One cell's policy logit in integers (q / 8192), from a1 and the cell's active rows.
+    // One cell's policy logit in integers (on the sums' grid), from a1 and the cell's active rows.
     int32_t cell_logit(int c, const int (&rows)[NNUE_ACTIVE]) const {
         const int W = width;
         const int16_t *row = &pol_w[size_t(c) * size_t(W)], *a = a1.data();
@@ -240,7 +259,7 @@ class NnueNetwork : public Evaluator {
     // The float network: value logit, margin / 91 and f_a1, from the active rows.
     void float_forward(const int (&rows)[NNUE_ACTIVE], double (&o)[2]) {
         const int W = width, H = hidden;
-        const double top = double(NNUE_ACT_MAX) / NNUE_ONE;
+        const double top = 127.0 / 64.0;  // act_max / one in every scheme
         std::vector<double> &acc = f_a1;
         for (int j = 0; j < W; ++j) acc[size_t(j)] = f_ft_b[size_t(j)];
         for (int k = 0; k < NNUE_ACTIVE; ++k) {
@@ -286,14 +305,16 @@ class NnueNetwork : public Evaluator {
         }
         const int s = side == WHITE ? 1 : 0;
         if (narrow && width == 128)
-            accumulate<int16_t, 128>(ft16, rows, s);
+            accumulate<int16_t, 128>(rows, s);
         else if (narrow)
-            accumulate<int16_t, 0>(ft16, rows, s);
+            accumulate<int16_t, 0>(rows, s);
+        else if (width == 128)
+            accumulate<int32_t, 128>(rows, s);
         else
-            accumulate<int32_t, 0>(ft32, rows, s);
+            accumulate<int32_t, 0>(rows, s);
         int32_t o[2];
         dense(o);
-        const double inv = 1.0 / NNUE_SUM_ONE;
+        const double inv = 1.0 / scheme.sum_one();
         value_logit = double(o[0]) * inv;
         margin_share = double(o[1]) * inv;
         for (size_t m = 0; m < cells.size(); ++m)

@@ -57,6 +57,30 @@ inline double f16_at(const unsigned char *p) {
     return sign ? -v : v;
 }
 
+// A z16 tensor's values (weights.py): zigzag-coded int16 in groups of 7 bits, low group first,
+// the top bit set on every byte of a value but its last.  False unless [begin, end) holds
+// exactly `count` of them.
+inline bool zigzag_values(const unsigned char *begin, const unsigned char *end, size_t count, std::vector<int> &out) {
+    out.clear();
+    out.reserve(count);
+    uint32_t x = 0;
+    int shift = 0;
+    for (const unsigned char *p = begin; p != end; ++p) {
+        x |= uint32_t(*p & 127) << shift;
+        if (*p & 128) {
+            shift += 7;
+            if (shift > 14) return false;
+            continue;
+        }
+        int value = (x & 1) ? -int(x >> 1) - 1 : int(x >> 1);
+        if (value > 32767 || value < -32767) return false;
+        out.push_back(value);
+        x = 0;
+        shift = 0;
+    }
+    return shift == 0 && out.size() == count;
+}
+
 inline Weights parse_weights(const std::vector<unsigned char> &data, const std::string &name) {
     const size_t prefix = 20, digest_size = 32;
     if (data.size() < prefix + digest_size)
@@ -89,6 +113,7 @@ inline Weights parse_weights(const std::vector<unsigned char> &data, const std::
     struct Spec {
         std::string name, dtype;
         std::vector<int> shape;
+        uint64_t bytes = 0;  // in the data section
     };
     std::vector<Spec> list;
     uint64_t need = 0;
@@ -98,13 +123,23 @@ inline Weights parse_weights(const std::vector<unsigned char> &data, const std::
             throw Error{name + ": unreadable header (a tensor lacks name, shape or dtype)"};
         Spec sp{tn->str, td->str, {}};
         for (const Json &d : ts->items) sp.shape.push_back(d.kind == Json::NUM ? int(d.num) : 0);
-        bool ok_dtype = sp.dtype == "f32" || sp.dtype == "f16" || sp.dtype == "i8";
+        bool ok_dtype = sp.dtype == "f32" || sp.dtype == "f16" || sp.dtype == "i8" || sp.dtype == "z16";
         int low = sp.shape.empty() ? 0 : *std::min_element(sp.shape.begin(), sp.shape.end());
         if (!ok_dtype || sp.shape.empty() || sp.shape.size() > 2 || low < 1)
             throw Error{name + ": tensor '" + sp.name + "' has an unsupported dtype or shape"};
         uint64_t n = 1;
         for (int d : sp.shape) n *= uint64_t(d);
-        need += sp.dtype == "f32" ? 4 * n : sp.dtype == "f16" ? 2 * n : 4 * uint64_t(sp.shape[0]) + n;
+        const uint64_t scales = 4 * uint64_t(sp.shape[0]);
+        if (sp.dtype == "z16") {  // its length is stated, between one and three bytes a value
+            const Json *tb = t.get("bytes");
+            double stated = tb && tb->kind == Json::NUM ? tb->num : -1.0;
+            if (!(stated >= double(scales + n) && stated <= double(scales + 3 * n)))
+                throw Error{name + ": tensor '" + sp.name + "' states an impossible length"};
+            sp.bytes = uint64_t(stated);
+        } else {
+            sp.bytes = sp.dtype == "f32" ? 4 * n : sp.dtype == "f16" ? 2 * n : scales + n;
+        }
+        need += sp.bytes;
         list.push_back(sp);
     }
     if (need != data_len)
@@ -126,7 +161,7 @@ inline Weights parse_weights(const std::vector<unsigned char> &data, const std::
         } else if (sp.dtype == "f16") {
             for (size_t k = 0; k < n; ++k) t.values[k] = f16_at(&data[off + 2 * k]);
             off += 2 * n;
-        } else {
+        } else if (sp.dtype == "i8") {
             size_t rows = size_t(sp.shape[0]), cols = n / rows;
             for (size_t r = 0; r < rows; ++r) {
                 double scale = f32_at(&data[off + 4 * r]);
@@ -136,6 +171,17 @@ inline Weights parse_weights(const std::vector<unsigned char> &data, const std::
                 }
             }
             off += 4 * rows + n;
+        } else {
+            std::vector<int> q;
+            size_t rows = size_t(sp.shape[0]), cols = n / rows;
+            if (!zigzag_values(&data[off + 4 * rows], &data[off + sp.bytes], n, q))
+                throw Error{name + ": tensor '" + sp.name + "' is not " + std::to_string(n) + " int16 values in " +
+                            std::to_string(sp.bytes) + " bytes"};
+            for (size_t r = 0; r < rows; ++r) {
+                double scale = f32_at(&data[off + 4 * r]);
+                for (size_t c = 0; c < cols; ++c) t.values[r * cols + c] = double(q[r * cols + c]) * scale;
+            }
+            off += sp.bytes;
         }
         w.tensors[sp.name] = t;
     }
