@@ -41,7 +41,7 @@ def bench(binary: Path, weights: Path, lines: str, sims: int) -> dict:
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("nnue", type=Path, help="the native network's int8 weights file")
+    p.add_argument("nnue", type=Path, help="the native network's weights file (int16, int8 or float32)")
     p.add_argument("--positions", type=int, default=50, help="mid-game positions (default 50)")
     p.add_argument("--seed", type=int, default=2024, help="seed of the positions (default 2024)")
     p.add_argument("--sims", type=int, default=2000, help="simulations per search (default 2000)")

@@ -1,13 +1,15 @@
-"""Quantization of the native network measured: the C++ int8 network against its torch twin,
-the C++ float network against the twin's float forward, what int8 costs against float, and how
-often fixed-size searches with the int8 and the float network (both C++) pick the same move.
+"""Quantization of the native network measured, int16 or int8 against float32.
+
+The C++ integer network against its torch twin, the C++ float network against the twin's float forward, what the integers cost
+against float, and how often fixed-size searches with the integer and the float network (both
+C++) pick the same move.
 
     python scripts/nnue_agreement.py runs/nnue/train-g0/nnue.twnet runs/nnue/train-g0/nnue-float.twnet
 
 Positions: every position of ``--games`` seeded greedy-and-random games (tw_rl.expert.nnue_check);
 the search check uses those with more than one legal move, every ``--every``-th.
 
-``one_rounding_alone``: the float network's twin with one part of the int8 network's rounding
+``one_rounding_alone``: the float network's twin with one part of the integer network's rounding
 (the first layer's weights, the dense weights, the activations) against the float twin.
 
 ``--noise 0.001 0.01 ...`` adds the search's own sensitivity: for each level e, the float
@@ -35,7 +37,7 @@ from tw_rl.expert.selfplay import native_binary
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("int8", type=Path, help="the int8 weights file (nnue.twnet)")
+    p.add_argument("integer", type=Path, help="the integer (int16 or int8) weights file (nnue.twnet)")
     p.add_argument("float32", type=Path, help="the same network in float32 (nnue-float.twnet)")
     p.add_argument("--games", type=int, default=20, help="games whose positions are used (default 20)")
     p.add_argument("--seed", type=int, default=1, help="seed of the games (default 1)")
@@ -50,26 +52,28 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = p.parse_args(argv)
     try:
-        net_int8, net_float = load_weights(args.int8), load_weights(args.float32)
+        net_integer = load_weights(args.integer)
+        net_float = load_weights(args.float32, scheme=net_integer.scheme.name)
     except WeightsError as err:
         p.error(str(err))
     binary = native_binary(Path(tempfile.mkdtemp(prefix="tw_rl-nnue-")))
     records = check.game_positions(args.games, args.seed)
     t0 = time.perf_counter()
-    c_int8 = check.native_outputs(binary, args.int8, records)
+    c_integer = check.native_outputs(binary, args.integer, records)
     c_float = check.native_outputs(binary, args.float32, records)
     figures = {
         "positions": len(records),
-        "cpp_int8_vs_twin_int8": check.largest_differences(
-            c_int8, check.twin_outputs(net_int8, records, True), records
+        "quantization": net_integer.scheme.name,
+        "cpp_integer_vs_twin_integer": check.largest_differences(
+            c_integer, check.twin_outputs(net_integer, records, True), records
         ),
         "cpp_float_vs_twin_float": check.largest_differences(
             c_float, check.twin_outputs(net_float, records, False), records
         ),
-        "cpp_int8_vs_cpp_float": check.largest_differences(c_int8, c_float, records),
+        "cpp_integer_vs_cpp_float": check.largest_differences(c_integer, c_float, records),
     }
     searched = [r for r in records if len(check.position(r).legal_moves()) > 1][:: args.every]
-    a = check.search_moves(binary, args.int8, searched, args.sims)
+    a = check.search_moves(binary, args.integer, searched, args.sims)
     b = check.search_moves(binary, args.float32, searched, args.sims)
     same = sum(x == y for x, y in zip(a, b, strict=True))
     figures["search"] = {
@@ -79,7 +83,7 @@ def main(argv: list[str] | None = None) -> int:
         "share": same / len(searched),
     }
     float_twin = check.twin_outputs(net_float, records, False)
-    figures["one_rounding_alone"] = {  # the twin with one part of the int8 network rounded
+    figures["one_rounding_alone"] = {  # the twin with one part of the integer network rounded
         part: check.largest_differences(check.twin_outputs(net_float, records, {part}), float_twin, records)
         for part in sorted(PARTS)
     }
