@@ -1,8 +1,8 @@
 """Quantization of the native network measured, int16 or int8 against float32.
 
-The C++ integer network against its torch twin, the C++ float network against the twin's float forward, what the integers cost
-against float, and how often fixed-size searches with the integer and the float network (both
-C++) pick the same move.
+The C++ integer network against its torch twin, the C++ float network against the twin's float
+forward, what the integers cost against float, and how often fixed-size searches with the
+integer and the float network (both C++) pick the same move.
 
     python scripts/nnue_agreement.py runs/nnue/train-g0/nnue.twnet runs/nnue/train-g0/nnue-float.twnet
 

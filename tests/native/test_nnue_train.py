@@ -10,12 +10,14 @@ import sys
 
 import numpy as np
 import pytest
+import torch
 
 from tw_rl.codecup.weights import read_weights
 from tw_rl.core.encode import symmetry_actions, symmetry_cells
 from tw_rl.core.hexgrid import hexgrid
 from tw_rl.expert import nnue_train
 from tw_rl.expert.nnue_features import my_legal_mask, samples_rows
+from tw_rl.expert.nnue_net import NnueNet
 from tw_rl.expert.nnue_train import NnueTrainError, TrainConfig, train
 from tw_rl.native import nnue_file
 from tw_rl.training.replay_buffer import read_shard
@@ -114,3 +116,42 @@ def test_no_shards_is_one_line(tmp_path):
         timeout=120,
     )
     assert done.returncode == 2 and len(done.stderr.strip().splitlines()) == 1, done.stderr
+
+
+def test_the_soft_targets_are_the_networks_outputs_mixed_by_their_shares(shards, tmp_path):
+    """The student's and the teacher's labels are their priors over the cells and their values on
+    the shard's positions (cached), and the targets mix them by the shares."""
+    files = nnue_train.shard_files([shards])
+    data = nnue_train.load_data(files[:1], tmp_path, progress=False, soft=("student", "teacher"))
+    for net in ("student", "teacher"):
+        priors, value = data.soft[net]
+        assert priors.shape == data.policy.shape and value.shape == data.value.shape
+        assert np.all(priors[~data.legal] == 0)  # no prior on a cell the mover may not take
+        sums = priors.sum(1)
+        assert np.all((sums > 0.5) & (sums <= 1.0 + 1e-5))  # a pass may hold the rest
+        assert np.all(np.abs(value) <= 1.0) and value.std() > 0.01
+        assert (tmp_path / f"{shards.name}-{files[0].stem}-{net}.npz").is_file()
+    assert not np.allclose(data.soft["student"][0], data.soft["teacher"][0])
+    index = np.arange(len(data))
+    net = NnueNet(8, 4)
+    shares = {
+        "plain": {},
+        "mixed": {"student_share": 0.25, "teacher_share": 0.5},
+        "student": {"student_share": 1.0},
+        "teacher": {"teacher_share": 1.0},
+    }
+    with torch.no_grad():
+        policy = {
+            name: nnue_train.losses(net, data, index, False, _config(shards, tmp_path, **changes))[1][
+                "policy"
+            ]
+            for name, changes in shares.items()
+        }
+    # the policy loss is linear in the target: the mix's is the mix of the losses
+    expected = 0.25 * policy["plain"] + 0.25 * policy["student"] + 0.5 * policy["teacher"]
+    assert policy["mixed"] == pytest.approx(expected, rel=1e-4)
+
+
+def test_shares_above_one_are_refused_in_one_line(shards, tmp_path):
+    with pytest.raises(NnueTrainError, match="add up to more than 1"):
+        train(_config(shards, tmp_path, student_share=0.6, teacher_share=0.6), progress=False)

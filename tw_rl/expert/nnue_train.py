@@ -1,19 +1,21 @@
 """Training the native network (``nnue-1``) on the native bot's self-play shards.
 
-Targets, per recorded position (``tw_rl.training.replay_buffer``'s format 2): the search's visit
-distribution (policy, cross-entropy over the side to move's legal cells), the result (value:
-the win probability, binary cross-entropy on (result + 1) / 2) and the final territory margin /
-cells (``score``: the margin head, squared error); the value's loss weighs ``value_weight``
-(0.25: the result is one bit per game, and with the full weight the value head learns the
-games by heart: on 2,000 games its holdout loss rose from step 250 on while its training loss
-fell), and AdamW's decoupled weight decay holds the weights small.  With ``student_share`` s
-the targets are mixed with the shipped student's (the Python bot's network, run on each
-position once and cached): policy (1 - s) visits + s priors, win probability (1 - s) result +
-s (student value + 1) / 2, a smooth target where the result is one bit per game.  The holdout
-keeps the self-play targets alone.  With ``symmetries`` every drawn sample is seen under a
-random one of the board's 12 symmetries (``symmetric_batch``: a permutation of the cells'
-rows, no new inputs to compute), twelve positions for each recorded one.  The inputs are
-computed in Python (``nnue_features``) once per shard and cached under ``OUT/features``.
+Targets, per recorded position (``tw_rl.training.replay_buffer``'s format 2): the search's
+visit distribution (policy, cross-entropy over the side to move's legal cells), the result
+(value: the win probability, binary cross-entropy on (result + 1) / 2) and the final territory
+margin / cells (``score``: the margin head, squared error); the value's loss weighs
+``value_weight`` (0.25: the result is one bit per game, and with the full weight the value head
+learns the games by heart: on 2,000 games its holdout loss rose from step 250 on while its
+training loss fell), and AdamW's decoupled weight decay holds the weights small. With
+``student_share`` s (and ``teacher_share`` t) the targets are mixed with the shipped student's
+(the Python bot's network) and the shipped default teacher's outputs (each run on each position
+once and cached): policy (1 - s - t) visits + s student priors + t teacher priors, win
+probability likewise from the result and (value + 1) / 2 of each, a smooth target where the
+result is one bit per game. The holdout keeps the self-play targets alone. With ``symmetries``
+every drawn sample is seen under a random one of the board's 12 symmetries
+(``symmetric_batch``: a permutation of the cells' rows, no new inputs to compute), twelve
+positions for each recorded one. The inputs are computed in Python (``nnue_features``) once per
+shard and cached under ``OUT/features``.
 
 Games, not positions, are split: every ``holdout_every``-th shard is held out. The first
 ``qat_from`` share of the steps trains the float network, the rest the quantized one (the
@@ -43,10 +45,13 @@ from tw_rl.codecup.evaluation import default_weights, make_evaluator
 from tw_rl.codecup.rules import Board
 from tw_rl.core.encode import random_symmetries
 from tw_rl.core.hexgrid import hexgrid
+from tw_rl.core.rules import Rules
 from tw_rl.expert.nnue_features import my_legal_mask, position_of, samples_rows
 from tw_rl.expert.nnue_net import NnueNet, load_weights, write_weights
+from tw_rl.export.distill import teacher_targets
 from tw_rl.files import write_atomic
 from tw_rl.native.nnue_file import DEFAULT_QUANTIZATION, PER_CELL, SCHEMES
+from tw_rl.training.checkpoint import DEFAULT_TEACHER, load_net
 from tw_rl.training.replay_buffer import SHARD_PATTERN, read_shard
 
 
@@ -69,6 +74,7 @@ class TrainConfig:
     margin_weight: float = 1.0
     value_weight: float = 0.25
     student_share: float = 0.0  # the shipped student's priors and value mixed into the targets
+    teacher_share: float = 0.0  # the shipped default teacher's, likewise
     weight_decay: float = 0.01  # AdamW's, decoupled
     seed: int = 0
     warm_start: Path | None = None  # an nnue-1 weights file to start from
@@ -85,8 +91,8 @@ class Data:
     value: np.ndarray  # float32 [N], -1 / 0 / 1 for the side to move
     score: np.ndarray  # float32 [N], final margin / cells
     legal: np.ndarray  # bool [N, cells]
-    student_policy: np.ndarray | None = None  # float32 [N, cells], the student's priors
-    student_value: np.ndarray | None = None  # float32 [N], the student's value
+    # soft targets by network ("student", "teacher"): (priors float32 [N, cells], value [N])
+    soft: dict[str, tuple[np.ndarray, np.ndarray]] = field(default_factory=dict)
 
     def __len__(self) -> int:
         return len(self.value)
@@ -125,38 +131,62 @@ def shard_data(path: Path, cache: Path) -> dict[str, np.ndarray] | None:
     return part
 
 
-def student_labels(path: Path, cache: Path) -> dict[str, np.ndarray]:
-    """The shipped student's priors and value on a shard's positions (cached beside its inputs)."""
-    cached = cache / f"{path.parent.name}-{path.stem}-student.npz"
+SOFT_NETS = ("student", "teacher")  # whose outputs can be mixed into the targets
+
+
+def soft_labels(path: Path, cache: Path, net: str) -> dict[str, np.ndarray]:
+    """A network's priors over the cells and value on a shard's positions (cached beside its
+    inputs): ``net`` "student" (the shipped student, the Python bot's evaluator) or "teacher"
+    (the shipped default teacher, batched)."""
+    cached = cache / f"{path.parent.name}-{path.stem}-{net}.npz"
     if cached.is_file():
         with np.load(cached) as z:
             return {k: z[k] for k in z.files}
-    global _STUDENT
-    if _STUDENT is None:
-        _STUDENT = make_evaluator(default_weights(6))
     samples = read_shard(path, 6)
-    board = Board(6)
     cells = samples.owner.shape[1]
-    policy = np.zeros((len(samples), cells), dtype=np.float32)
-    value = np.zeros(len(samples), dtype=np.float32)
-    for k in range(len(samples)):
-        pos = position_of(board, samples.owner[k], samples.height[k], samples.to_move[k], samples.passes[k])
-        priors, v = _STUDENT.evaluate(pos)
-        for move, prior in priors.items():
-            if move < cells:
-                policy[k, move] = prior
-        value[k] = v
-    part = {"student_policy": policy, "student_value": value}
+    if net == "teacher":
+        priors, value = teacher_targets(_soft_net("teacher"), Rules(6), samples)
+        policy = np.ascontiguousarray(priors[:, :cells], dtype=np.float32)
+    else:
+        student, board = _soft_net("student"), Board(6)
+        policy = np.zeros((len(samples), cells), dtype=np.float32)
+        value = np.zeros(len(samples), dtype=np.float32)
+        for k in range(len(samples)):
+            pos = position_of(
+                board, samples.owner[k], samples.height[k], samples.to_move[k], samples.passes[k]
+            )
+            moves, value[k] = student.evaluate(pos)
+            for move, prior in moves.items():
+                if move < cells:
+                    policy[k, move] = prior
+    part = {f"{net}_policy": policy, f"{net}_value": value.astype(np.float32)}
     buffer = io.BytesIO()
     np.savez(buffer, **part)
     write_atomic(cached, buffer.getvalue())
     return part
 
 
-_STUDENT = None
+_SOFT_NETS: dict = {}
 
 
-def load_data(files: list[Path], cache: Path, progress: bool = True, student: bool = False) -> Data:
+def soft_shares(config: TrainConfig) -> dict[str, float]:
+    """{network: its share of the targets}."""
+    return {"student": config.student_share, "teacher": config.teacher_share}
+
+
+def _soft_net(net: str):
+    """The student's evaluator or the teacher's torch network, loaded once."""
+    if net not in _SOFT_NETS:
+        if net == "teacher":
+            teacher, _ = load_net(DEFAULT_TEACHER, 6, user="the native network's training")
+            _SOFT_NETS[net] = teacher.eval()
+        else:
+            _SOFT_NETS[net] = make_evaluator(default_weights(6))
+    return _SOFT_NETS[net]
+
+
+def load_data(files: list[Path], cache: Path, progress: bool = True, soft: tuple[str, ...] = ()) -> Data:
+    """The shards' inputs and targets (and the ``soft`` networks' outputs), cached under ``cache``."""
     cache.mkdir(parents=True, exist_ok=True)
     parts = []
     iterator = files
@@ -167,8 +197,8 @@ def load_data(files: list[Path], cache: Path, progress: bool = True, student: bo
     for path in iterator:
         part = shard_data(path, cache)
         if part is not None and len(part["value"]):
-            if student:
-                part.update(student_labels(path, cache))
+            for net in soft:
+                part.update(soft_labels(path, cache, net))
             parts.append(part)
     if not parts:
         raise NnueTrainError("the shards hold no positions")
@@ -179,8 +209,7 @@ def load_data(files: list[Path], cache: Path, progress: bool = True, student: bo
         cat["value"],
         cat["score"],
         my_legal_mask(cat["rows"]),
-        cat.get("student_policy"),
-        cat.get("student_value"),
+        {net: (cat[f"{net}_policy"], cat[f"{net}_value"]) for net in soft},
     )
 
 
@@ -210,8 +239,8 @@ def symmetric_batch(data: Data, index: np.ndarray, rng: np.random.Generator) -> 
         "policy": np.take_along_axis(data.policy[index], gather, axis=1),
         "legal": np.take_along_axis(data.legal[index], gather, axis=1),
     }
-    if data.student_policy is not None:
-        batch["student_policy"] = np.take_along_axis(data.student_policy[index], gather, axis=1)
+    for net, (priors, _) in data.soft.items():
+        batch[f"{net}_policy"] = np.take_along_axis(priors[index], gather, axis=1)
     return batch
 
 
@@ -233,19 +262,21 @@ def losses(
             "policy": data.policy[index],
             "legal": data.legal[index],
         }
-        if data.student_policy is not None:
-            batch["student_policy"] = data.student_policy[index]
+        for source, (priors, _) in data.soft.items():
+            batch[f"{source}_policy"] = priors[index]
     rows = torch.from_numpy(batch["rows"])
     out = net(rows, quantized)
     legal = torch.from_numpy(batch["legal"])
     logits = out["logits"].masked_fill(~legal, -1e9)
     target = torch.from_numpy(batch["policy"])
     value_target = (torch.from_numpy(data.value[index]) + 1.0) * 0.5
-    share = config.student_share
-    if share > 0 and data.student_policy is not None:
-        target = (1 - share) * target + share * torch.from_numpy(batch["student_policy"])
-        student_value = (torch.from_numpy(data.student_value[index]) + 1.0) * 0.5
-        value_target = (1 - share) * value_target + share * student_value
+    shares = soft_shares(config)
+    if data.soft:  # (1 - the shares) self-play + each network's share of its outputs
+        rest = 1.0 - sum(shares[source] for source in data.soft)
+        target, value_target = rest * target, rest * value_target
+        for source, (_, soft_value) in data.soft.items():
+            target = target + shares[source] * torch.from_numpy(batch[f"{source}_policy"])
+            value_target = value_target + shares[source] * (torch.from_numpy(soft_value[index]) + 1.0) * 0.5
     policy = -(target * F.log_softmax(logits, dim=1)).sum(1).mean()
     value = F.binary_cross_entropy_with_logits(out["value_logit"], value_target)
     margin = F.mse_loss(out["margin_share"], torch.from_numpy(data.score[index]))
@@ -300,8 +331,10 @@ def train(config: TrainConfig, progress: bool = True) -> dict:
     if config.quantization not in SCHEMES:
         raise NnueTrainError(f"quantization must be one of {', '.join(SCHEMES)}, not {config.quantization!r}")
     t0 = time.process_time()
-    student = config.student_share > 0
-    data = load_data(train_files, out / "features", progress, student)
+    if sum(soft_shares(config).values()) > 1.0:
+        raise NnueTrainError("the student's and the teacher's shares add up to more than 1")
+    soft = tuple(source for source, share in soft_shares(config).items() if share > 0)
+    data = load_data(train_files, out / "features", progress, soft)
     hold = load_data(hold_files, out / "features", progress) if hold_files else None
     input_seconds = time.process_time() - t0
     net = NnueNet(config.width, config.hidden, seed=config.seed, scheme=config.quantization)
