@@ -3,6 +3,8 @@
 
 #include "position.hpp"
 
+#include <algorithm>
+#include <cmath>
 #include <vector>
 
 namespace tw {
@@ -17,6 +19,23 @@ struct Evaluation {
     double margin = 0.0;        // expected final cell margin (own minus opponent's), side to move
     bool has_margin = false;    // whether the evaluator fills `margin`
 };
+
+// Logits to priors in place: a softmax with the largest logit subtracted first; a lone move's
+// prior is 1.  (The student's and the native network's evaluations both end here.)
+inline void softmax_in_place(std::vector<double> &logits) {
+    if (logits.size() == 1) {
+        logits[0] = 1.0;
+        return;
+    }
+    double top = *std::max_element(logits.begin(), logits.end());
+    double total = 0.0;
+    for (double &x : logits) {
+        x = std::exp(x - top);
+        total += x;
+    }
+    const double inv = 1.0 / total;
+    for (double &x : logits) x = x * inv;
+}
 
 class Evaluator {
   public:

@@ -335,18 +335,7 @@ class NnueNetwork : public Evaluator {
         out.value = std::tanh(0.5 * v);
         out.margin = double(NUM_CELLS) * m;
         out.has_margin = true;
-        if (out.moves.size() == 1) {
-            logits[0] = 1.0;
-            return;
-        }
-        double top = *std::max_element(logits.begin(), logits.end());
-        double total = 0.0;
-        for (double &x : logits) {
-            x = std::exp(x - top);
-            total += x;
-        }
-        const double scale = 1.0 / total;
-        for (double &x : logits) x = x * scale;
+        softmax_in_place(logits);
     }
 };
 

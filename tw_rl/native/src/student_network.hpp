@@ -314,18 +314,7 @@ class Network : public Evaluator {
         std::vector<double> &logits = out.priors;
         out.value = run(p, info, out.moves, logits);
         ++evaluations;
-        if (out.moves.size() == 1) {
-            logits[0] = 1.0;
-            return;
-        }
-        double top = *std::max_element(logits.begin(), logits.end());
-        double total = 0.0;
-        for (double &x : logits) {
-            x = std::exp(x - top);
-            total += x;
-        }
-        double inv = 1.0 / total;
-        for (double &x : logits) x = x * inv;
+        softmax_in_place(logits);
     }
 };
 
