@@ -7,11 +7,12 @@
 // simulates them, on the grids of its scheme (nnue_file.py): int8 has the first layer's weights
 // and sums at q / 256 (int8 weights), the activations at q / 64 clipped to 0..127 and the dense
 // weights at q / 128 (int8); int16 has them at q / 2048 (int16 weights), q / 512 clipped to
-// 0..1016, and q / 1024 (at most 2047, so that no int32 sum of 1,024 lanes overflows).  The accumulator's lanes are int16 when no position can
-// leave int16 (checked at load), else int32; the dense sums are int32 at the activations' grid
-// times the dense weights'; a sum goes to the activations' grid to the nearest (halves up).  A
-// file with quantization 'float32' (the same network before quantization) is played in
-// doubles: the reference that quantization is measured against.
+// 0..1016, and q / 1024 (at most 2047, so that no int32 sum of 1,024 lanes overflows). The
+// accumulator's lanes are int16 when no position can leave int16 (checked at load), else int32;
+// the dense sums are int32 at the activations' grid times the dense weights'; a sum goes to the
+// activations' grid to the nearest (halves up). A file with quantization 'float32' (the same
+// network before quantization) is played in doubles: the reference that quantization is measured
+// against.
 //
 //   acc     = ft_b + sum of the 364 active rows of ft_w           (width lanes)
 //   a1      = clamp(round(acc), 0, 127/64)              (round: to the activations' grid)
@@ -73,8 +74,7 @@ class NnueNetwork : public Evaluator {
     bool narrow = false;  // int16 accumulator lanes
     // the integer network (quantization 'int8' or 'int16'); the first layer's weights are
     // int16 in either, the lanes int16 or int32
-    std::vector<int16_t> ft_w;
-    std::vector<int16_t> l2_w, pol_w;
+    std::vector<int16_t> ft_w, l2_w, pol_w;
     std::vector<int32_t> ft_b, l2_b, out_w, pol_b, pol_cell;
     int32_t out_b[2] = {0, 0};
     // the float network (quantization 'float32')
@@ -212,7 +212,8 @@ class NnueNetwork : public Evaluator {
             updated_rows += uint64_t(changed);
             for (int k = 0; k < NNUE_ACTIVE; ++k) {
                 if (rows[k] == last[k]) continue;
-                const int16_t *old_row = &table[size_t(last[k]) * size_t(W)], *row = &table[size_t(rows[k]) * size_t(W)];
+                const int16_t *old_row = &table[size_t(last[k]) * size_t(W)];
+                const int16_t *row = &table[size_t(rows[k]) * size_t(W)];
                 for (int j = 0; j < W; ++j) acc[j] = Lane(acc[j] - old_row[j] + row[j]);
             }
         }
