@@ -131,9 +131,6 @@ def shard_data(path: Path, cache: Path) -> dict[str, np.ndarray] | None:
     return part
 
 
-SOFT_NETS = ("student", "teacher")  # whose outputs can be mixed into the targets
-
-
 def soft_labels(path: Path, cache: Path, net: str) -> dict[str, np.ndarray]:
     """A network's priors over the cells and value on a shard's positions (cached beside its
     inputs): ``net`` "student" (the shipped student, the Python bot's evaluator) or "teacher"
@@ -166,7 +163,7 @@ def soft_labels(path: Path, cache: Path, net: str) -> dict[str, np.ndarray]:
     return part
 
 
-_SOFT_NETS: dict = {}
+_LOADED_NETS: dict = {}
 
 
 def soft_shares(config: TrainConfig) -> dict[str, float]:
@@ -176,13 +173,13 @@ def soft_shares(config: TrainConfig) -> dict[str, float]:
 
 def _soft_net(net: str):
     """The student's evaluator or the teacher's torch network, loaded once."""
-    if net not in _SOFT_NETS:
+    if net not in _LOADED_NETS:
         if net == "teacher":
             teacher, _ = load_net(DEFAULT_TEACHER, 6, user="the native network's training")
-            _SOFT_NETS[net] = teacher.eval()
+            _LOADED_NETS[net] = teacher.eval()
         else:
-            _SOFT_NETS[net] = make_evaluator(default_weights(6))
-    return _SOFT_NETS[net]
+            _LOADED_NETS[net] = make_evaluator(default_weights(6))
+    return _LOADED_NETS[net]
 
 
 def load_data(files: list[Path], cache: Path, progress: bool = True, soft: tuple[str, ...] = ()) -> Data:
@@ -331,9 +328,10 @@ def train(config: TrainConfig, progress: bool = True) -> dict:
     if config.quantization not in SCHEMES:
         raise NnueTrainError(f"quantization must be one of {', '.join(SCHEMES)}, not {config.quantization!r}")
     t0 = time.process_time()
-    if sum(soft_shares(config).values()) > 1.0:
+    shares = soft_shares(config)
+    if sum(shares.values()) > 1.0:
         raise NnueTrainError("the student's and the teacher's shares add up to more than 1")
-    soft = tuple(source for source, share in soft_shares(config).items() if share > 0)
+    soft = tuple(source for source, share in shares.items() if share > 0)
     data = load_data(train_files, out / "features", progress, soft)
     hold = load_data(hold_files, out / "features", progress) if hold_files else None
     input_seconds = time.process_time() - t0
