@@ -52,6 +52,12 @@ def main(argv: list[str] | None = None) -> int:
         default=0.0,
         help="share of the shipped default teacher's targets (default 0; the shares add up to at most 1)",
     )
+    p.add_argument(
+        "--search-value-share",
+        type=float,
+        default=0.0,
+        help="share of the search's value mixed into each result, where the shard records it (default 0)",
+    )
     p.add_argument("--holdout-every", type=int, default=20, help="every k-th game held out (default 20)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument(
@@ -63,8 +69,8 @@ def main(argv: list[str] | None = None) -> int:
     args = p.parse_args(argv)
     if args.width < 1 or args.width > 1024 or args.hidden < 1 or args.hidden > 256:
         p.error("--width must be in 1..1024 and --hidden in 1..256")
-    if not (0 <= args.student_share <= 1 and 0 <= args.teacher_share <= 1):
-        p.error("--student-share and --teacher-share must be in [0, 1]")
+    if not all(0 <= share <= 1 for share in (args.student_share, args.teacher_share, args.search_value_share)):
+        p.error("--student-share, --teacher-share and --search-value-share must be in [0, 1]")
     if args.steps < 1 or args.batch < 1 or args.checkpoint_every < 1 or not 0 <= args.qat_from <= 1:
         p.error("--steps, --batch and --checkpoint-every must be >= 1 and --qat-from in [0, 1]")
     config = TrainConfig(
@@ -81,6 +87,7 @@ def main(argv: list[str] | None = None) -> int:
         value_weight=args.value_weight,
         student_share=args.student_share,
         teacher_share=args.teacher_share,
+        search_value_share=args.search_value_share,
         symmetries=args.symmetries,
         weight_decay=args.weight_decay,
         holdout_every=args.holdout_every,

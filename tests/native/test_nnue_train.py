@@ -155,3 +155,40 @@ def test_the_soft_targets_are_the_networks_outputs_mixed_by_their_shares(shards,
 def test_shares_above_one_are_refused_in_one_line(shards, tmp_path):
     with pytest.raises(NnueTrainError, match="add up to more than 1"):
         train(_config(shards, tmp_path, student_share=0.6, teacher_share=0.6), progress=False)
+
+
+def test_the_search_value_is_mixed_into_the_result_where_the_shard_holds_one(shards, tmp_path):
+    """The native self-play records the search's value; the value target is (1 - v) of the
+    result and v of the search's value there, the result alone where a shard has none (older
+    shards), and the holdout's targets stay the results."""
+    files = nnue_train.shard_files([shards])
+    old = tmp_path / "old"
+    old.mkdir()
+    with np.load(files[1]) as z:  # the second game as an older shard, without search_value
+        np.savez(old / files[1].name, **{k: z[k] for k in z.files if k != "search_value"})
+    data = nnue_train.load_data([files[0], old / files[1].name], tmp_path / "cache", False, search_value=True)
+    first = len(read_shard(files[0], 6).value)
+    searched = data.search_value[:first]
+    assert np.all(np.abs(searched) <= 1.0) and np.isnan(data.search_value[first:]).all()
+    index = np.arange(len(data))
+    result = (data.value + 1) / 2
+    mixed = nnue_train.self_play_value(data, index, 0.75)
+    assert np.allclose(mixed[:first], 0.25 * result[:first] + 0.75 * (searched + 1) / 2)
+    assert np.array_equal(mixed[first:], result[first:])
+    assert np.array_equal(nnue_train.self_play_value(data, index, 0.0), result)
+    plain = nnue_train.load_data([files[0]], tmp_path / "cache", False)
+    assert plain.search_value is None  # the holdout's: results alone
+    summary = train(_config(shards, tmp_path / "run", search_value_share=0.5), progress=False)
+    assert 0 < summary["positions_with_search_value"] == summary["positions"]
+
+
+def test_a_search_value_share_without_search_values_is_one_line(shards, tmp_path):
+    old = tmp_path / "old"
+    old.mkdir()
+    for path in nnue_train.shard_files([shards]):
+        with np.load(path) as z:
+            np.savez(old / path.name, **{k: z[k] for k in z.files if k != "search_value"})
+    with pytest.raises(NnueTrainError, match="no shard holds the search's value"):
+        train(_config(old, tmp_path / "out", search_value_share=0.5), progress=False)
+    with pytest.raises(NnueTrainError, match=r"must be in \[0, 1\]"):
+        train(_config(shards, tmp_path / "out2", search_value_share=1.5), progress=False)

@@ -1,6 +1,6 @@
 """The native bot's self-play data mode (``--selfplay``): its shards are shard format 2 as the
 replay buffer and distill read them, each visit distribution sums to one over the Python rules'
-legal moves only, the targets agree with each other, names never collide, a seed repeats its
+legal moves only, the targets agree with each other, the search's value is the mover's, names never collide, a seed repeats its
 games, and a bad option is one line with exit code 2."""
 
 from __future__ import annotations
@@ -74,6 +74,21 @@ def test_the_targets_agree(shard_folder):
         red = s.to_move == 1
         assert len(np.unique(np.where(red, s.value, -s.value))) == 1  # one result per game
         assert (s.passes <= 1).all() and set(np.unique(s.to_move)) <= {1, 2}
+
+
+def test_the_search_value_is_the_movers_and_foretells_the_result(shard_folder):
+    """search_value (float32, one per position) is the search's value for the side to move: in
+    [-1, 1], and on the games' last positions (decided by then) of the result's sign."""
+    last = []
+    for path in sorted(shard_folder.glob("*.npz")):
+        with np.load(path) as z:
+            searched = z["search_value"]
+        s = load_shard(path, 6)
+        assert searched.dtype == np.float32 and searched.shape == s.value.shape
+        assert np.all(np.abs(searched) <= 1.0)
+        assert np.corrcoef(searched, s.value)[0, 1] > 0.3
+        last.append(np.sign(searched[-1]) == s.value[-1])
+    assert all(last)
 
 
 def test_a_seed_repeats_its_games_and_workers_never_collide(native_tools_bin, tmp_path):

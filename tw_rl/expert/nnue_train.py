@@ -11,7 +11,11 @@ training loss fell), and AdamW's decoupled weight decay holds the weights small.
 (the Python bot's network) and the shipped default teacher's outputs (each run on each position
 once and cached): policy (1 - s - t) visits + s student priors + t teacher priors, win
 probability likewise from the result and (value + 1) / 2 of each, a smooth target where the
-result is one bit per game. The holdout keeps the self-play targets alone. With ``symmetries``
+result is one bit per game. With ``search_value_share`` v the result itself is first mixed
+with the search's value of the position where the shard holds one (the native self-play's
+``search_value``: the root's children's values weighed by their visits): (1 - v) (result + 1)
+/ 2 + v (search value + 1) / 2, a target of far less noise than one bit per game; shards
+without it keep the result. The holdout keeps the self-play targets alone. With ``symmetries``
 every drawn sample is seen under a random one of the board's 12 symmetries
 (``symmetric_batch``: a permutation of the cells' rows, no new inputs to compute), twelve
 positions for each recorded one. The inputs are computed in Python (``nnue_features``) once per
@@ -75,6 +79,7 @@ class TrainConfig:
     value_weight: float = 0.25
     student_share: float = 0.0  # the shipped student's priors and value mixed into the targets
     teacher_share: float = 0.0  # the shipped default teacher's, likewise
+    search_value_share: float = 0.0  # the search's value mixed into the result, where recorded
     weight_decay: float = 0.01  # AdamW's, decoupled
     seed: int = 0
     warm_start: Path | None = None  # an nnue-1 weights file to start from
@@ -93,6 +98,9 @@ class Data:
     legal: np.ndarray  # bool [N, cells]
     # soft targets by network ("student", "teacher"): (priors float32 [N, cells], value [N])
     soft: dict[str, tuple[np.ndarray, np.ndarray]] = field(default_factory=dict)
+    # the search's value for the side to move, float32 [N], NaN where the shard has none;
+    # None when not loaded
+    search_value: np.ndarray | None = None
 
     def __len__(self) -> int:
         return len(self.value)
@@ -114,21 +122,40 @@ def shard_data(path: Path, cache: Path) -> dict[str, np.ndarray] | None:
     cached = cache / f"{path.parent.name}-{path.stem}.npz"
     if cached.is_file():
         with np.load(cached) as z:
-            return {k: z[k] for k in z.files}
-    samples = read_shard(path, 6)
-    if samples is None:
-        return None
-    cells = samples.owner.shape[1]
-    part = {
-        "rows": samples_rows(samples.owner, samples.height, samples.to_move, samples.passes),
-        "policy": samples.policy[:, :cells].astype(np.float32),
-        "value": samples.value.astype(np.float32),
-        "score": samples.score.astype(np.float32),
-    }
+            part = {k: z[k] for k in z.files}
+        if "search_value" in part:
+            return part
+        # cached before the search's value was: read it from the shard and cache it too
+        part["search_value"] = search_values(path, len(part["value"]))
+    else:
+        samples = read_shard(path, 6)
+        if samples is None:
+            return None
+        cells = samples.owner.shape[1]
+        part = {
+            "rows": samples_rows(samples.owner, samples.height, samples.to_move, samples.passes),
+            "policy": samples.policy[:, :cells].astype(np.float32),
+            "value": samples.value.astype(np.float32),
+            "score": samples.score.astype(np.float32),
+            "search_value": search_values(path, len(samples)),
+        }
     buffer = io.BytesIO()
     np.savez(buffer, **part)
     write_atomic(cached, buffer.getvalue())
     return part
+
+
+def search_values(path: Path, count: int) -> np.ndarray:
+    """The shard's ``search_value`` array (float32, for the side to move) or NaN for each of its
+    ``count`` positions when it has none (shards written before it was recorded); a value
+    array of another length or outside [-1, 1] is refused in one line."""
+    with np.load(path) as z:
+        if "search_value" not in z.files:
+            return np.full(count, np.nan, dtype=np.float32)
+        values = z["search_value"].astype(np.float32)
+    if values.shape != (count,) or not np.all(np.abs(values) <= 1.0):
+        raise NnueTrainError(f"{path}: search_value is not {count} values in [-1, 1]")
+    return values
 
 
 def soft_labels(path: Path, cache: Path, net: str) -> dict[str, np.ndarray]:
@@ -182,8 +209,15 @@ def _soft_net(net: str):
     return _LOADED_NETS[net]
 
 
-def load_data(files: list[Path], cache: Path, progress: bool = True, soft: tuple[str, ...] = ()) -> Data:
-    """The shards' inputs and targets (and the ``soft`` networks' outputs), cached under ``cache``."""
+def load_data(
+    files: list[Path],
+    cache: Path,
+    progress: bool = True,
+    soft: tuple[str, ...] = (),
+    search_value: bool = False,
+) -> Data:
+    """The shards' inputs and targets (and the ``soft`` networks' outputs, and the search's
+    values when ``search_value``), cached under ``cache``."""
     cache.mkdir(parents=True, exist_ok=True)
     parts = []
     iterator = files
@@ -207,6 +241,7 @@ def load_data(files: list[Path], cache: Path, progress: bool = True, soft: tuple
         cat["score"],
         my_legal_mask(cat["rows"]),
         {net: (cat[f"{net}_policy"], cat[f"{net}_value"]) for net in soft},
+        cat["search_value"] if search_value else None,
     )
 
 
@@ -266,7 +301,7 @@ def losses(
     legal = torch.from_numpy(batch["legal"])
     logits = out["logits"].masked_fill(~legal, -1e9)
     target = torch.from_numpy(batch["policy"])
-    value_target = (torch.from_numpy(data.value[index]) + 1.0) * 0.5
+    value_target = torch.from_numpy(self_play_value(data, index, config.search_value_share))
     shares = soft_shares(config)
     if data.soft:  # (1 - the shares) self-play + each network's share of its outputs
         rest = 1.0 - sum(shares[source] for source in data.soft)
@@ -279,6 +314,17 @@ def losses(
     margin = F.mse_loss(out["margin_share"], torch.from_numpy(data.score[index]))
     total = policy + config.value_weight * value + config.margin_weight * margin
     return total, {"policy": policy.item(), "value": value.item(), "margin": margin.item()}
+
+
+def self_play_value(data: Data, index: np.ndarray, share: float) -> np.ndarray:
+    """The self-play's win-probability targets of samples ``index``: (result + 1) / 2, mixed
+    with ``share`` of (search value + 1) / 2 where the data holds the search's value."""
+    result = (data.value[index] + 1.0) * 0.5
+    if data.search_value is None or share == 0.0:
+        return result.astype(np.float32)
+    searched = data.search_value[index]
+    mixed = (1.0 - share) * result + share * (searched + 1.0) * 0.5
+    return np.where(np.isnan(searched), result, mixed).astype(np.float32)
 
 
 def evaluate(net: NnueNet, data: Data, quantized: bool, config: TrainConfig) -> dict[str, float]:
@@ -331,8 +377,16 @@ def train(config: TrainConfig, progress: bool = True) -> dict:
     shares = soft_shares(config)
     if sum(shares.values()) > 1.0:
         raise NnueTrainError("the student's and the teacher's shares add up to more than 1")
+    if not 0.0 <= config.search_value_share <= 1.0:
+        raise NnueTrainError(f"the search value's share must be in [0, 1], not {config.search_value_share}")
     soft = tuple(source for source, share in shares.items() if share > 0)
-    data = load_data(train_files, out / "features", progress, soft)
+    searched = config.search_value_share > 0
+    data = load_data(train_files, out / "features", progress, soft, searched)
+    if searched and np.isnan(data.search_value).all():
+        raise NnueTrainError(
+            "--search-value-share: no shard holds the search's value (the native self-play's "
+            "search_value array; shards written before it was recorded hold the result alone)"
+        )
     hold = load_data(hold_files, out / "features", progress) if hold_files else None
     input_seconds = time.process_time() - t0
     net = NnueNet(config.width, config.hidden, seed=config.seed, scheme=config.quantization)
@@ -393,6 +447,7 @@ def train(config: TrainConfig, progress: bool = True) -> dict:
         "positions": len(data),
         "holdout_positions": len(hold) if hold is not None else 0,
         "shards": len(train_files),
+        "positions_with_search_value": int((~np.isnan(data.search_value)).sum()) if searched else 0,
         "steps": config.steps,
         "batch": config.batch,
         "cpu_seconds_training": round(seconds, 1),

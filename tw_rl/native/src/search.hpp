@@ -55,6 +55,7 @@ class MCTS {
     int last_reused = 0;
     bool stopped_full = false;
     std::vector<Stat> last_stats;  // root moves by visits, most first (stable)
+    double last_root_value = 0.0;  // the root's value for its side to move (see root_value)
     Evaluation scratch;
     std::vector<int> legal_scratch;
     // Options of issue 43, off by default (the search is then the Python one, move for move):
@@ -295,6 +296,18 @@ class MCTS {
         root = make_node(p, info, true, v);
     }
 
+    // The search's value of the root for its side to move: its children's values from its
+    // side, weighed by their visits (the root's own evaluation left out); 0 before any visit.
+    double root_value() const {
+        double sum = 0.0;
+        long visits = 0;
+        for (int32_t k : children(root)) {
+            sum -= nodes[size_t(k)].wsum;
+            visits += nodes[size_t(k)].visits;
+        }
+        return visits > 0 ? sum / double(visits) : 0.0;
+    }
+
     int best_index() const {
         const Node &r = nodes[size_t(root)];
         int bi = 0;
@@ -390,6 +403,7 @@ class MCTS {
                     int move = nodes[size_t(ci)].move;
                     last_sims = int(sims);
                     last_stats.assign(1, Stat{move, 1});
+                    last_root_value = value;
                     root = reuse ? ci : -1;
                     root_pos = q;
                     if (!reuse) reset();
@@ -433,6 +447,7 @@ class MCTS {
             }
         }
         last_sims = int(sims);
+        last_root_value = root_value();
         const Node *r = &nodes[size_t(root)];
         int bi = best_index();
         std::vector<int32_t> kids = children(root);

@@ -20,7 +20,8 @@ namespace tw {
 // format 2 (one .npz per game).  Exploration: for the first --temperature-moves plies the move
 // is drawn in proportion to the root's visits, after that it is the search's own answer.  Every
 // position with more than one legal move is searched (--sims, 800 by default) and recorded with
-// its visit distribution over the legal moves (summing to one); a forced move is not recorded.
+// its visit distribution over the legal moves (summing to one) and the search's value of the
+// position (MCTS::root_value, an extra array search_value); a forced move is not recorded.
 // A shard is written under a temporary name and renamed, so a killed run loses only its game
 // in flight; names are shard-g<generation>-w<worker>-<index>-n1.npz (--generation, --worker).
 constexpr long SELFPLAY_DEFAULT_SIMS = 800;
@@ -49,11 +50,13 @@ inline void judge_start(std::mt19937_64 &rng, int &red_cell, int &white_cell) {
     white_cell = apart[std::uniform_int_distribution<size_t>(0, apart.size() - 1)(rng)];
 }
 
-// One recorded position: the stacks, the side to move, and the search's visit distribution.
+// One recorded position: the stacks, the side to move, the search's visit distribution and its
+// value of the position for the side to move.
 struct Sample {
     int8_t owner[NUM_CELLS], height[NUM_CELLS];
     int8_t to_move, passes;
     float policy[NUM_CELLS + 1];
+    float search_value;
 };
 
 struct SelfPlayGame {
@@ -62,8 +65,9 @@ struct SelfPlayGame {
     int winner = 0;  // RED, WHITE or 0
 };
 
-inline Sample sample_of(const Pos &p, const std::vector<Stat> &stats) {
+inline Sample sample_of(const Pos &p, const std::vector<Stat> &stats, double search_value) {
     Sample s;
+    s.search_value = float(search_value);
     for (int i = 0; i < NUM_CELLS; ++i) {
         s.owner[i] = int8_t(BOARD.has(p.red, i) ? RED : BOARD.has(p.white, i) ? WHITE
                                                      : BOARD.has(p.neutral, i) ? NEUTRAL
@@ -106,7 +110,7 @@ inline SelfPlayGame play_selfplay_game(MCTS &mcts, long sims, long temperature_m
         int move = legal[0];
         if (legal.size() > 1) {
             int searched = mcts.search(p, -1.0, sims, monotonic);
-            game.samples.push_back(sample_of(p, mcts.last_stats));
+            game.samples.push_back(sample_of(p, mcts.last_stats, mcts.last_root_value));
             move = ply < temperature_moves ? sample_by_visits(mcts.last_stats, rng) : searched;
         }
         play(p, move, info);
@@ -121,7 +125,7 @@ inline SelfPlayGame play_selfplay_game(MCTS &mcts, long sims, long temperature_m
 // The shard of one game (replay_buffer's format 2): targets from each position's mover's side.
 inline std::string shard_bytes(const SelfPlayGame &game) {
     const size_t b = game.samples.size(), n = NUM_CELLS;
-    std::string owner, height, to_move, passes, policy, value, territory, score;
+    std::string owner, height, to_move, passes, policy, value, territory, score, search_value;
     int red_view[NUM_CELLS];
     long margin = 0;
     for (int i = 0; i < NUM_CELLS; ++i) {
@@ -141,6 +145,8 @@ inline std::string shard_bytes(const SelfPlayGame &game) {
         uint32_t bits;
         std::memcpy(&bits, &margin_here, sizeof bits);
         put_le(score, bits, 4);
+        std::memcpy(&bits, &s.search_value, sizeof bits);
+        put_le(search_value, bits, 4);
     }
     std::string version, size;
     put_le(version, SHARD_FORMAT, 8);
@@ -156,6 +162,7 @@ inline std::string shard_bytes(const SelfPlayGame &game) {
     zip.add("value.npy", npy("|i1", {b}, value));
     zip.add("territory.npy", npy("|i1", {b, n}, territory));
     zip.add("score.npy", npy("<f4", {b}, score));
+    zip.add("search_value.npy", npy("<f4", {b}, search_value));
     return zip.finish();
 }
 
