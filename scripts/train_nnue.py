@@ -69,7 +69,8 @@ def main(argv: list[str] | None = None) -> int:
     args = p.parse_args(argv)
     if args.width < 1 or args.width > 1024 or args.hidden < 1 or args.hidden > 256:
         p.error("--width must be in 1..1024 and --hidden in 1..256")
-    if not all(0 <= share <= 1 for share in (args.student_share, args.teacher_share, args.search_value_share)):
+    shares = (args.student_share, args.teacher_share, args.search_value_share)
+    if not all(0 <= share <= 1 for share in shares):
         p.error("--student-share, --teacher-share and --search-value-share must be in [0, 1]")
     if args.steps < 1 or args.batch < 1 or args.checkpoint_every < 1 or not 0 <= args.qat_from <= 1:
         p.error("--steps, --batch and --checkpoint-every must be >= 1 and --qat-from in [0, 1]")

@@ -1,7 +1,7 @@
 """The native bot's self-play data mode (``--selfplay``): its shards are shard format 2 as the
 replay buffer and distill read them, each visit distribution sums to one over the Python rules'
-legal moves only, the targets agree with each other, the search's value is the mover's, names never collide, a seed repeats its
-games, and a bad option is one line with exit code 2."""
+legal moves only, the targets agree with each other, the search's value is the mover's, names
+never collide, a seed repeats its games, and a bad option is one line with exit code 2."""
 
 from __future__ import annotations
 

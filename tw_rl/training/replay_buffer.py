@@ -23,9 +23,10 @@ Shard format 2 (``SHARD_FORMAT``), the arrays of the ``.npz`` by name; B samples
 
 Other arrays are ignored here; the native self-play (``tw_rl/native/src/tools/selfplay_data.hpp``)
 adds ``search_value`` float32 [B], the search's value of the position for the side to act,
-which ``tw_rl.expert.nnue_train`` can mix into the value target. Format 1 is the same without ``format_version`` and ``board_size``
-(shards written before tw_rl 0.3); ``python -m tw_rl.training.replay_buffer FOLDER`` upgrades
-the format-1 shards of a folder in place (the board size is read from the arrays' width).
+which ``tw_rl.expert.nnue_train`` can mix into the value target. Format 1 is the same without
+``format_version`` and ``board_size`` (shards written before tw_rl 0.3);
+``python -m tw_rl.training.replay_buffer FOLDER`` upgrades the format-1 shards of a folder in
+place (the board size is read from the arrays' width).
 
 Names: ``shard-g<generation>-<index>-n<games>.npz`` from the training process, and
 ``shard-g<generation>-w<worker>-<index>-n<games>.npz`` from a self-play worker of a Ray run
