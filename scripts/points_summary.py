@@ -8,7 +8,8 @@ colours swapped), program A's score (wins + draws / 2) with its 95% Wilson inter
 as red and as white, its points a game (winner 200 + cells, loser 100 + cells, as the judge
 gives them) and B's, the difference A - B a game with the 95% Student t interval over the
 pairs of games that share a start (the pair is the unit: its two games are not independent),
-A's mean cell margin in the games it won and in those it lost, the faults, and the largest
+A's mean cell margin in the games it won and in those it lost, and in all its games as red
+and as white (the white games decide a tournament of the 6-board), the faults, and the largest
 thinking time either program spent in a game.
 """
 
@@ -24,8 +25,9 @@ from tw_rl.stats import runs_interval, wilson_interval
 
 HEADER = (
     "| match | games | A's score [95% CI] | A wins as red, white | A points/game | B points/game "
-    "| A - B points/game [95% CI over pairs] | A's margin won, lost | faults | largest time a game (A or B) |"
-    "\n|---|---|---|---|---|---|---|---|---|---|"
+    "| A - B points/game [95% CI over pairs] | A's margin won, lost | A's margin as red, white | faults "
+    "| largest time a game (A or B) |"
+    "\n|---|---|---|---|---|---|---|---|---|---|---|"
 )
 
 
@@ -40,6 +42,7 @@ def summary_row(folder: Path) -> str:
     score = wins_red = wins_white = faults = 0
     points = {"A": 0, "B": 0}
     won, lost = [], []
+    by_colour: dict[str, list[int]] = {"red": [], "white": []}  # A's margin in each game
     slowest = 0.0
     pairs: dict[int, list[int]] = {}  # start -> A's points minus B's in each of its games
     for g in games:
@@ -53,6 +56,7 @@ def summary_row(folder: Path) -> str:
         slowest = max(slowest, *g["thinking"].values())
         cells = {c: g["points"][c] - (200 if g.get("winner_colour") == c else 100) for c in ("red", "white")}
         margin = cells[a_colour] - cells[b_colour]  # (a faulted game's margin is not the board's)
+        by_colour[a_colour].append(margin)
         if g["winner"] == "A":
             score += 1
             wins_red += a_colour == "red"
@@ -71,7 +75,8 @@ def summary_row(folder: Path) -> str:
     return (
         f"| {folder.name} | {n} | {score:g}/{n} = {score / n:.1%} [{lo:.1%}, {hi:.1%}] "
         f"| {wins_red}, {wins_white} | {points['A'] / n:.1f} | {points['B'] / n:.1f} "
-        f"| {paired_difference(pairs)} | {mean(won)}, {mean(lost)} | {faults} | {slowest:.2f} s |"
+        f"| {paired_difference(pairs)} | {mean(won)}, {mean(lost)} "
+        f"| {mean(by_colour['red'])}, {mean(by_colour['white'])} | {faults} | {slowest:.2f} s |"
     )
 
 

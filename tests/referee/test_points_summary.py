@@ -55,4 +55,5 @@ def test_a_row_from_a_results_file(summary, tmp_path):
     # A - B a game: 120, -110 (start 0: +5), 106, 118 (start 1: +112); mean 58.5, t(1) = 12.706
     assert cells[6] == "+58.5 [-621.3, +738.3]"
     assert cells[7] == "+14.7, -10.0"  # won by 20, 6, 18; lost by 10
-    assert cells[8:] == ["0", "2.00 s"]
+    assert cells[8] == "+13.0, +4.0"  # as red +20 and +6; as white -10 and +18
+    assert cells[9:] == ["0", "2.00 s"]
