@@ -63,7 +63,11 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument(
         "--symmetries", action="store_true", help="each sample under a random one of the 12 board symmetries"
     )
-    p.add_argument("--warm-start", type=Path, help="an nnue-1 weights file to start from")
+    p.add_argument(
+        "--warm-start",
+        type=Path,
+        help="an nnue-1 weights file to start from (a narrower dense layer is widened, the same function)",
+    )
     p.add_argument("--threads", type=int, default=0, help="torch threads (0: torch's default)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     args = p.parse_args(argv)

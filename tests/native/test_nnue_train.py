@@ -192,3 +192,25 @@ def test_a_search_value_share_without_search_values_is_one_line(shards, tmp_path
         train(_config(old, tmp_path / "out", search_value_share=0.5), progress=False)
     with pytest.raises(NnueTrainError, match=r"must be in \[0, 1\]"):
         train(_config(shards, tmp_path / "out2", search_value_share=1.5), progress=False)
+
+
+def test_a_warm_start_with_a_narrower_dense_layer_is_widened_to_the_same_function(shards, tmp_path):
+    from tw_rl.expert.nnue_net import widened, write_weights
+
+    narrow = NnueNet(8, 4, seed=5)
+    with torch.no_grad():
+        narrow.out_w.add_(0.3)
+    rows = torch.from_numpy(nnue_train.load_data(nnue_train.shard_files([shards])[:1], tmp_path, False).rows)
+    wide = widened(narrow, 12)
+    before, after = narrow(rows.long(), False), wide(rows.long(), False)
+    for key in before:
+        assert torch.allclose(before[key], after[key], atol=1e-6)
+    assert wide.hidden == 12 and wide.l2_w[4:].abs().sum() > 0  # the new lanes are live
+    start = tmp_path / "narrow.twnet"
+    write_weights(narrow, start, "float32")
+    summary = train(_config(shards, tmp_path / "run", hidden=12, warm_start=start), progress=False)
+    assert summary["steps"] == 6
+    with pytest.raises(NnueTrainError, match="at most 2"):
+        train(_config(shards, tmp_path / "run2", hidden=2, warm_start=start), progress=False)
+    with pytest.raises(ValueError, match="cannot narrow"):
+        widened(narrow, 2)

@@ -200,6 +200,24 @@ def load_weights(path: Path, scheme: str | None = None) -> NnueNet:
     return net
 
 
+def widened(net: NnueNet, hidden: int, seed: int = 0) -> NnueNet:
+    """``net`` with a dense layer of ``hidden`` >= its own lanes, computing the same float
+    outputs: the new lanes get random incoming weights (so that they are active and learn) and
+    zero outgoing weights (so that they add nothing until trained)."""
+    if hidden < net.hidden:
+        raise ValueError(f"cannot narrow a dense layer of {net.hidden} lanes to {hidden}")
+    wide = NnueNet(net.width, hidden, net.size, seed=seed, scheme=net.scheme.name)
+    with torch.no_grad():
+        for name in ("ft_w", "ft_b", "out_b", "pol_w", "pol_b", "pol_cell"):
+            getattr(wide, name).copy_(getattr(net, name))
+        wide.l2_w[: net.hidden] = net.l2_w
+        wide.l2_b.zero_()
+        wide.l2_b[: net.hidden] = net.l2_b
+        wide.out_w.zero_()
+        wide.out_w[:, : net.hidden] = net.out_w
+    return wide
+
+
 def value_of(value_logit: torch.Tensor) -> torch.Tensor:
     """The search's value for the side to move: 2 sigmoid - 1 = tanh(logit / 2)."""
     return torch.tanh(0.5 * value_logit)

@@ -51,7 +51,7 @@ from tw_rl.core.encode import random_symmetries
 from tw_rl.core.hexgrid import hexgrid
 from tw_rl.core.rules import Rules
 from tw_rl.expert.nnue_features import my_legal_mask, position_of, samples_rows
-from tw_rl.expert.nnue_net import NnueNet, load_weights, write_weights
+from tw_rl.expert.nnue_net import NnueNet, load_weights, widened, write_weights
 from tw_rl.export.distill import teacher_targets
 from tw_rl.files import write_atomic
 from tw_rl.native.nnue_file import DEFAULT_QUANTIZATION, PER_CELL, SCHEMES
@@ -82,7 +82,7 @@ class TrainConfig:
     search_value_share: float = 0.0  # the search's value mixed into the result, where recorded
     weight_decay: float = 0.01  # AdamW's, decoupled
     seed: int = 0
-    warm_start: Path | None = None  # an nnue-1 weights file to start from
+    warm_start: Path | None = None  # an nnue-1 weights file to start from (its dense layer may be narrower)
     threads: int = 0  # torch threads (0: torch's default)
     symmetries: bool = False  # each sample seen under a random one of the board's 12 symmetries
     quantization: str = DEFAULT_QUANTIZATION  # the integer scheme of nnue.twnet (nnue_file.SCHEMES)
@@ -392,11 +392,13 @@ def train(config: TrainConfig, progress: bool = True) -> dict:
     net = NnueNet(config.width, config.hidden, seed=config.seed, scheme=config.quantization)
     if config.warm_start is not None:
         warm = load_weights(config.warm_start, scheme=config.quantization)
-        if (warm.width, warm.hidden) != (config.width, config.hidden):
+        if warm.width != config.width or warm.hidden > config.hidden:
             raise NnueTrainError(
                 f"the warm start {config.warm_start} is width {warm.width}, hidden {warm.hidden}, "
-                f"not {config.width}, {config.hidden}"
+                f"not {config.width} and at most {config.hidden}"
             )
+        if warm.hidden < config.hidden:  # a wider dense layer: the same function to start
+            warm = widened(warm, config.hidden, config.seed)
         net.load_state_dict(warm.state_dict())
     opt = torch.optim.AdamW(net.parameters(), lr=config.lr, weight_decay=config.weight_decay)
     checkpoint = out / "checkpoint.pt"
