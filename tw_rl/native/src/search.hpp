@@ -296,12 +296,13 @@ class MCTS {
         root = make_node(p, info, true, v);
     }
 
-    // The search's value of the root for its side to move: its children's values from its
-    // side, weighed by their visits (the root's own evaluation left out); 0 before any visit.
-    double root_value() const {
+    // The search's value of the root for its side to move, from its children `kids`: their
+    // values from its side, weighed by their visits (the root's own evaluation left out); 0
+    // before any visit.
+    double root_value(const std::vector<int32_t> &kids) const {
         double sum = 0.0;
         long visits = 0;
-        for (int32_t k : children(root)) {
+        for (int32_t k : kids) {
             sum -= nodes[size_t(k)].wsum;
             visits += nodes[size_t(k)].visits;
         }
@@ -447,10 +448,10 @@ class MCTS {
             }
         }
         last_sims = int(sims);
-        last_root_value = root_value();
         const Node *r = &nodes[size_t(root)];
         int bi = best_index();
         std::vector<int32_t> kids = children(root);
+        last_root_value = root_value(kids);
         last_stats.clear();
         for (int i = 0; i < r->nmoves; ++i)
             last_stats.push_back(Stat{moves[r->edges + uint32_t(i)],
