@@ -2,6 +2,7 @@
 
     tw-rl referee "./bot --time 3 --utility points" "./bot --time 3" --games 60 --time 3 --out m
     python scripts/points_summary.py m            # one Markdown row; --header adds the table's head
+    python scripts/points_summary.py m1 m2 --pool both   # one row over both matches' games
 
 From the match's ``results.jsonl`` (``tw-rl referee``: pairs of games share a judge-drawn start,
 colours swapped), program A's score (wins + draws / 2) with its 95% Wilson interval, its wins
@@ -10,7 +11,8 @@ gives them) and B's, the difference A - B a game with the 95% Student t interval
 pairs of games that share a start (the pair is the unit: its two games are not independent),
 A's mean cell margin in the games it won and in those it lost, and in all its games as red
 and as white (the white games decide a tournament of the 6-board), the faults, and the largest
-thinking time either program spent in a game.
+thinking time either program spent in a game. ``--pool NAME`` sums several matches of the
+same two programs (the same commands; their starts kept apart) into one row.
 """
 
 from __future__ import annotations
@@ -31,7 +33,7 @@ HEADER = (
 )
 
 
-def summary_row(folder: Path) -> str:
+def read_games(folder: Path) -> list[dict]:
     path = folder / "results.jsonl"
     try:
         games = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
@@ -39,12 +41,43 @@ def summary_row(folder: Path) -> str:
         raise SystemExit(f"points_summary: cannot read {path}: {err.strerror or err}") from None
     if not games:
         raise SystemExit(f"points_summary: no games in {path}")
+    return games
+
+
+def commands(game: dict) -> dict[str, str | None]:
+    """Program A's and B's command lines in a game (None where the file does not say)."""
+    by_program = {game[c]["program"]: game[c].get("command") for c in ("red", "white")}
+    return {"A": by_program.get("A"), "B": by_program.get("B")}
+
+
+def pooled_games(folders: list[Path]) -> list[dict]:
+    """Every game of the matches, each start made unique to its match; the programs must agree."""
+    if len({f.resolve() for f in folders}) < len(folders):
+        raise SystemExit("points_summary: a folder is named twice: its games would count twice")
+    games: list[dict] = []
+    first: dict[str, str | None] | None = None
+    for index, folder in enumerate(folders):
+        for g in read_games(folder):
+            if first is None:
+                first = commands(g)
+            elif commands(g) != first:
+                raise SystemExit(
+                    f"points_summary: {folder} plays {commands(g)}, not {first}: only matches of the same two programs pool"
+                )
+            games.append({**g, "opening": (index, g.get("opening", (g["game"] - 1) // 2))})
+    return games
+
+
+def summary_row(folder: Path, games: list[dict] | None = None, name: str | None = None) -> str:
+    """One Markdown row for a match folder (or for ``games`` already read, titled ``name``)."""
+    if games is None:
+        games = read_games(folder)
     score = wins_red = wins_white = faults = 0
     points = {"A": 0, "B": 0}
     won, lost = [], []
     by_colour: dict[str, list[int]] = {"red": [], "white": []}  # A's margin in each game
     slowest = 0.0
-    pairs: dict[int, list[int]] = {}  # start -> A's points minus B's in each of its games
+    pairs: dict[object, list[int]] = {}  # start -> A's points minus B's in each of its games
     for g in games:
         difference = g["program_points"]["A"] - g["program_points"]["B"]
         pairs.setdefault(g.get("opening", (g["game"] - 1) // 2), []).append(difference)
@@ -73,14 +106,14 @@ def summary_row(folder: Path) -> str:
         return f"{sum(xs) / len(xs):+.1f}" if xs else "-"
 
     return (
-        f"| {folder.name} | {n} | {score:g}/{n} = {score / n:.1%} [{lo:.1%}, {hi:.1%}] "
+        f"| {name or folder.name} | {n} | {score:g}/{n} = {score / n:.1%} [{lo:.1%}, {hi:.1%}] "
         f"| {wins_red}, {wins_white} | {points['A'] / n:.1f} | {points['B'] / n:.1f} "
         f"| {paired_difference(pairs)} | {mean(won)}, {mean(lost)} "
         f"| {mean(by_colour['red'])}, {mean(by_colour['white'])} | {faults} | {slowest:.2f} s |"
     )
 
 
-def paired_difference(pairs: dict[int, list[int]]) -> str:
+def paired_difference(pairs: dict) -> str:
     """A's points minus B's a game, its mean over the starts and the 95% t interval."""
     per_start = [sum(d) / len(d) for d in pairs.values()]
     if len(per_start) < 2:
@@ -93,9 +126,13 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("folders", nargs="+", type=Path, help="results folders of tw-rl referee")
     parser.add_argument("--header", action="store_true", help="print the table's head first")
+    parser.add_argument("--pool", metavar="NAME", help="one row named NAME over all the folders' games")
     args = parser.parse_args(argv)
     if args.header:
         print(HEADER)
+    if args.pool:
+        print(summary_row(args.folders[0], pooled_games(args.folders), args.pool))
+        return 0
     for folder in args.folders:
         print(summary_row(folder))
     return 0

@@ -57,3 +57,28 @@ def test_a_row_from_a_results_file(summary, tmp_path):
     assert cells[7] == "+14.7, -10.0"  # won by 20, 6, 18; lost by 10
     assert cells[8] == "+13.0, +4.0"  # as red +20 and +6; as white -10 and +18
     assert cells[9:] == ["0", "2.00 s"]
+
+
+def test_pooled_matches_keep_their_starts_apart_and_refuse_other_programs(summary, tmp_path):
+    first, second, other = tmp_path / "m1", tmp_path / "m2", tmp_path / "m3"
+    for folder, games in (
+        (first, [game(1, 0, True, "A", 230, 110), game(2, 0, False, "B", 225, 115)]),
+        (second, [game(1, 0, True, "A", 211, 105), game(2, 0, False, "A", 112, 230)]),
+    ):
+        folder.mkdir()
+        (folder / "results.jsonl").write_text("".join(json.dumps(g) + "\n" for g in games))
+    pooled = summary["pooled_games"]([first, second])
+    row = summary["summary_row"](first, pooled, "both")
+    cells = [c.strip() for c in row.strip("|").split("|")]
+    # the same games as one match of two starts: both matches' start 0 stay two starts
+    assert cells[0] == "both"
+    assert cells[1:3] == ["4", "3/4 = 75.0% [30.1%, 95.4%]"]
+    assert cells[6] == "+58.5 [-621.3, +738.3]"
+    other.mkdir()
+    renamed = game(1, 0, True, "A", 230, 110)
+    renamed["red"]["command"] = "./bot --utility points"
+    (other / "results.jsonl").write_text(json.dumps(renamed) + "\n")
+    with pytest.raises(SystemExit, match="only matches of the same two programs pool"):
+        summary["pooled_games"]([first, other])
+    with pytest.raises(SystemExit, match="named twice"):
+        summary["pooled_games"]([first, first])
