@@ -62,7 +62,8 @@ def pooled_games(folders: list[Path]) -> list[dict]:
                 first = commands(g)
             elif commands(g) != first:
                 raise SystemExit(
-                    f"points_summary: {folder} plays {commands(g)}, not {first}: only matches of the same two programs pool"
+                    f"points_summary: {folder} plays {commands(g)}, not {first}: "
+                    "only matches of the same two programs pool"
                 )
             games.append({**g, "opening": (index, g.get("opening", (g["game"] - 1) // 2))})
     return games
