@@ -15,6 +15,7 @@ import sys
 
 import pytest
 import torch
+from native_crosscheck import random_games, text
 
 from tw_rl.codecup import weights as fmt
 from tw_rl.codecup.errors import WeightsError
@@ -232,3 +233,27 @@ def test_the_python_bot_refuses_the_native_network_in_one_line(nnue_files):
     assert done.returncode == 2
     assert len(done.stderr.splitlines()) == 1
     assert "'nnue-1' network, not 'student-1'" in done.stderr
+
+
+def test_the_default_utility_is_the_points_with_the_network_and_the_win_with_the_student(
+    native_tools_bin, nnue_files
+):
+    """--utility auto (the default) searches for the points where the evaluator forecasts the
+    margin (the native network) and for the win where it does not (the shipped student)."""
+    lines = "".join(text(r) + "\n" for r in random_games(1, seed=8)[10:40:10])
+
+    def signature(*options):
+        done = subprocess.run(
+            [str(native_tools_bin), "--bench", "200", *options],
+            input=lines,
+            capture_output=True,
+            text=True,
+            timeout=300,
+            check=True,
+        )
+        return json.loads(done.stdout)["signature"]
+
+    network = ["--weights", str(nnue_files[0])]
+    assert signature(*network) == signature(*network, "--utility", "points")
+    assert signature(*network) != signature(*network, "--utility", "win")
+    assert signature() == signature("--utility", "win") != signature("--utility", "points")

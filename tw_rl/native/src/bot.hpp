@@ -25,7 +25,7 @@ struct Options {
     double pool_mib = 160.0;      // node pool cap
     bool verbose = false;
     // issue 43's options, all off by default (docs/bot.md, "Options for the CodeCup's points")
-    bool points = false;                     // --utility points
+    std::string utility = "auto";            // --utility auto|win|points (see use_points)
     double points_mix = DEFAULT_POINTS_MIX;  // --points-mix
     double margin_scale = DEFAULT_MARGIN_SCALE;
     int endgame_cells = 0;       // --endgame N: solve exactly at N undecided cells or fewer
@@ -47,6 +47,13 @@ inline void pool_caps(double mib, size_t &node_cap, size_t &edge_cap) {
     if (edge_cap < 1024 * 40) edge_cap = 1024 * 40;
 }
 
+// The utility a search of `e` uses: "points" and "win" as asked; "auto" (the default) the points
+// where the evaluator forecasts the margin (the native network: its real-clock A/B won), the win
+// value otherwise (the student: the simulated territory is no forecast).
+inline bool use_points(const Options &o, const Evaluator *e) {
+    return o.utility == "points" || (o.utility == "auto" && e->forecasts_margin());
+}
+
 class Bot {  // players.BotPlayer
   public:
     Evaluator *evaluator;
@@ -61,7 +68,7 @@ class Bot {  // players.BotPlayer
     Bot(Evaluator *e, const Options &o, size_t node_cap, size_t edge_cap)
         : evaluator(e), tc(o.time, o.safety, o.per_empty), max_sims(o.sims),
           mcts(e, o.c_puct, o.fpu, node_cap, edge_cap), opt(o) {
-        mcts.utility.points = o.points;
+        mcts.utility.points = use_points(o, e);
         mcts.utility.mix = o.points_mix;
         mcts.utility.scale = o.margin_scale;
         mcts.early_stop = o.early_stop;

@@ -103,9 +103,9 @@ inline bool play_option(Arguments &args, const std::string &name, Options &o) {
         o.pool_mib = number_option(name, args.value());
     else if (name == "--utility") {
         std::string u = args.value();
-        if (u != "win" && u != "points")
-            usage_error("argument --utility: invalid choice: '" + u + "' (choose from 'win', 'points')");
-        o.points = u == "points";
+        if (u != "auto" && u != "win" && u != "points")
+            usage_error("argument --utility: invalid choice: '" + u + "' (choose from 'auto', 'win', 'points')");
+        o.utility = u;
     } else if (name == "--points-mix")
         o.points_mix = number_option(name, args.value());
     else if (name == "--margin-scale")

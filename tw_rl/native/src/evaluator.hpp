@@ -41,6 +41,9 @@ class Evaluator {
   public:
     virtual ~Evaluator() = default;
     virtual void evaluate(const Pos &p, const Info &info, bool root, Evaluation &out) = 0;
+    // Whether its evaluations forecast the final margin (`Evaluation::has_margin`), which the
+    // points utility then uses (`--utility auto`).
+    virtual bool forecasts_margin() const { return false; }
 };
 
 }  // namespace tw

@@ -11,7 +11,7 @@ namespace {
 const char *const PLAY_USAGE =
     "usage: bot [--time S] [--safety F] [--c-puct C] [--fpu F] [--per-empty F] [--weights FILE | --no-weights]\n"
     "           [--seed S] [--size 6] [--sims N] [--pool-mib M] [--defaults]\n"
-    "           [--utility win|points] [--points-mix F] [--margin-scale S] [--endgame N] [--endgame-share F]\n"
+    "           [--utility auto|win|points] [--points-mix F] [--margin-scale S] [--endgame N] [--endgame-share F]\n"
     "           [--endgame-nodes N] [--time-extend F] [--early-stop] [--eval-cache-mib M] [--book]\n"
     "Play one CodeCup Tumbleweed game on stdin/stdout (the native twin of python -m tw_rl.codecup).\n";
 

@@ -68,6 +68,7 @@ constexpr NnueScheme NNUE_INT16{2048, 1024, 512, 1016, 32767, 2047};
 
 class NnueNetwork : public Evaluator {
   public:
+    bool forecasts_margin() const override { return true; }
     int width = 0, hidden = 0;
     bool quantized = true;
     NnueScheme scheme = NNUE_INT8;

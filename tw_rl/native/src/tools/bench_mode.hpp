@@ -42,7 +42,7 @@ inline int bench_mode(Evaluator *e, const Options &o, long sims) {
     for (const Pos &p : positions) {
         MCTS m(e, o.c_puct, o.fpu, node_cap, edge_cap);
         m.reuse = false;
-        m.utility.points = o.points;
+        m.utility.points = use_points(o, e);
         m.utility.mix = o.points_mix;
         m.utility.scale = o.margin_scale;
         m.cache = cache.get();

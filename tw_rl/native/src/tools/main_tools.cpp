@@ -15,7 +15,7 @@ namespace {
 const char *const TOOLS_USAGE =
     "usage: bot [--time S] [--safety F] [--c-puct C] [--fpu F] [--per-empty F] [--weights FILE | --no-weights]\n"
     "           [--seed S] [--size 6] [--sims N] [--pool-mib M] [--test | --bench N | --defaults]\n"
-    "           [--utility win|points] [--points-mix F] [--margin-scale S] [--endgame N] [--endgame-share F]\n"
+    "           [--utility auto|win|points] [--points-mix F] [--margin-scale S] [--endgame N] [--endgame-share F]\n"
     "           [--endgame-nodes N] [--time-extend F] [--early-stop] [--eval-cache-mib M] [--book]\n"
     "       bot --selfplay GAMES --out DIR [--sims N] [--seed S] [--temperature-moves K] [--generation G]\n"
     "           [--worker W] [--weights FILE]   (training shards of self-play games)\n"
