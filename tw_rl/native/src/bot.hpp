@@ -24,7 +24,7 @@ struct Options {
     long sims = -1;               // fixed simulations per move (tests); -1: the clock decides
     double pool_mib = 160.0;      // node pool cap
     bool verbose = false;
-    // issue 43's options, all off by default (docs/bot.md, "Options for the CodeCup's points")
+    // issue 43's options (docs/bot.md, "Options for the CodeCup's points"): off by default but the utility
     std::string utility = "auto";            // --utility auto|win|points (see use_points)
     double points_mix = DEFAULT_POINTS_MIX;  // --points-mix
     double margin_scale = DEFAULT_MARGIN_SCALE;
