@@ -187,7 +187,10 @@ def test_the_evaluation_cache_changes_no_search_and_is_hit(native_tools_bin, net
 @pytest.mark.parametrize(
     "options, message",
     [
-        (["--utility", "money"], "argument --utility: invalid choice: 'money' (choose from 'auto', 'win', 'points')"),
+        (
+            ["--utility", "money"],
+            "argument --utility: invalid choice: 'money' (choose from 'auto', 'win', 'points')",
+        ),
         (["--points-mix", "1.5"], "--points-mix must be in [0, 1]"),
         (["--margin-scale", "0"], "--margin-scale must be positive"),
         (["--endgame", "-1"], "--endgame must be in [0, 91]"),
