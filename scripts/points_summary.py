@@ -44,6 +44,11 @@ def read_games(folder: Path) -> list[dict]:
     return games
 
 
+def start_of(game: dict) -> object:
+    """The judge-drawn start a game shares with its twin (older files: by the game's number)."""
+    return game.get("opening", (game["game"] - 1) // 2)
+
+
 def commands(game: dict) -> dict[str, str | None]:
     """Program A's and B's command lines in a game (None where the file does not say)."""
     by_program = {game[c]["program"]: game[c].get("command") for c in ("red", "white")}
@@ -65,14 +70,12 @@ def pooled_games(folders: list[Path]) -> list[dict]:
                     f"points_summary: {folder} plays {commands(g)}, not {first}: "
                     "only matches of the same two programs pool"
                 )
-            games.append({**g, "opening": (index, g.get("opening", (g["game"] - 1) // 2))})
+            games.append({**g, "opening": (index, start_of(g))})
     return games
 
 
-def summary_row(folder: Path, games: list[dict] | None = None, name: str | None = None) -> str:
-    """One Markdown row for a match folder (or for ``games`` already read, titled ``name``)."""
-    if games is None:
-        games = read_games(folder)
+def summary_row(games: list[dict], name: str) -> str:
+    """One Markdown row, titled ``name``, for a match's games (``read_games`` or ``pooled_games``)."""
     score = wins_red = wins_white = faults = 0
     points = {"A": 0, "B": 0}
     won, lost = [], []
@@ -81,7 +84,7 @@ def summary_row(folder: Path, games: list[dict] | None = None, name: str | None 
     pairs: dict[object, list[int]] = {}  # start -> A's points minus B's in each of its games
     for g in games:
         difference = g["program_points"]["A"] - g["program_points"]["B"]
-        pairs.setdefault(g.get("opening", (g["game"] - 1) // 2), []).append(difference)
+        pairs.setdefault(start_of(g), []).append(difference)
         a_colour = "red" if g["red"]["program"] == "A" else "white"
         b_colour = "white" if a_colour == "red" else "red"
         points["A"] += g["program_points"]["A"]
@@ -107,7 +110,7 @@ def summary_row(folder: Path, games: list[dict] | None = None, name: str | None 
         return f"{sum(xs) / len(xs):+.1f}" if xs else "-"
 
     return (
-        f"| {name or folder.name} | {n} | {score:g}/{n} = {score / n:.1%} [{lo:.1%}, {hi:.1%}] "
+        f"| {name} | {n} | {score:g}/{n} = {score / n:.1%} [{lo:.1%}, {hi:.1%}] "
         f"| {wins_red}, {wins_white} | {points['A'] / n:.1f} | {points['B'] / n:.1f} "
         f"| {paired_difference(pairs)} | {mean(won)}, {mean(lost)} "
         f"| {mean(by_colour['red'])}, {mean(by_colour['white'])} | {faults} | {slowest:.2f} s |"
@@ -132,10 +135,10 @@ def main(argv: list[str] | None = None) -> int:
     if args.header:
         print(HEADER)
     if args.pool:
-        print(summary_row(args.folders[0], pooled_games(args.folders), args.pool))
+        print(summary_row(pooled_games(args.folders), args.pool))
         return 0
     for folder in args.folders:
-        print(summary_row(folder))
+        print(summary_row(read_games(folder), folder.name))
     return 0
 
 

@@ -49,7 +49,7 @@ def test_a_row_from_a_results_file(summary, tmp_path):
         game(4, 1, False, "A", 112, 230),  # A white wins, 30 to 12
     ]
     (tmp_path / "results.jsonl").write_text("".join(json.dumps(g) + "\n" for g in games))
-    row = summary["summary_row"](tmp_path)
+    row = summary["summary_row"](summary["read_games"](tmp_path), tmp_path.name)
     cells = [c.strip() for c in row.strip("|").split("|")]
     assert cells[1:6] == ["4", "3/4 = 75.0% [30.1%, 95.4%]", "2, 1", "196.5", "138.0"]
     # A - B a game: 120, -110 (start 0: +5), 106, 118 (start 1: +112); mean 58.5, t(1) = 12.706
@@ -68,7 +68,7 @@ def test_pooled_matches_keep_their_starts_apart_and_refuse_other_programs(summar
         folder.mkdir()
         (folder / "results.jsonl").write_text("".join(json.dumps(g) + "\n" for g in games))
     pooled = summary["pooled_games"]([first, second])
-    row = summary["summary_row"](first, pooled, "both")
+    row = summary["summary_row"](pooled, "both")
     cells = [c.strip() for c in row.strip("|").split("|")]
     # the same games as one match of two starts: both matches' start 0 stay two starts
     assert cells[0] == "both"
