@@ -21,6 +21,7 @@ from tw_rl import cli
 from tw_rl.core.notation import cell_name, parse_cell, parse_record
 from tw_rl.core.rules import Rules
 from tw_rl.core.state import RED, WHITE
+from tw_rl.files import file_sha256
 from tw_rl.referee.game import draw_opening, play_game
 from tw_rl.referee.match import run_match
 from tw_rl.referee.process import Program
@@ -158,6 +159,20 @@ def test_program_that_cannot_run_is_a_crash():
     )
     assert "status 5" in game.fault.detail
     assert game.points == forfeit_points(C3, H8, game.moves, WHITE)
+
+
+def test_a_program_is_identified_by_the_file_it_runs_with_or_without_options(tmp_path):
+    binary = tmp_path / "bot"
+    binary.write_text("#!/bin/sh\n")
+    binary.chmod(0o755)
+    weights = tmp_path / "net.twnet"
+    weights.write_bytes(b"other")
+    script, bot = file_sha256(FIRST_LEGAL), file_sha256(binary)
+    assert Program.parse("A", command()).sha256 == script  # an interpreter: its script
+    assert Program.parse("A", command("--delay", "0.1")).sha256 == script
+    assert Program.parse("A", str(binary)).sha256 == bot  # a program: its own file
+    assert Program.parse("A", f"{binary} --weights {weights}").sha256 == bot  # options aside
+    assert Program.parse("A", shlex.join([sys.executable, "-c", "pass"])).sha256 == ""
 
 
 # ---------------------------------------------------------------------------------- matches

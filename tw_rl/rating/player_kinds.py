@@ -309,7 +309,7 @@ def program_spec(command: str, name: str = "") -> PlayerSpec:
     if shutil.which(argv[0]) is None:
         raise RatingError(f"program: no such program {argv[0]!r} (command {command!r})")
     default = "prog:" + " ".join(a for a in argv if not a.startswith("-") and "python" not in a)[:40]
-    sha = script_sha256(tuple(argv)) or cached_sha(argv[0])  # a C++ release: its source's
+    sha = cached_sha(argv[0]) or script_sha256(tuple(argv))  # a C++ release: its source's
     return PlayerSpec("program", name or default, {"command": command}, sha)
 
 

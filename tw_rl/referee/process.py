@@ -27,6 +27,7 @@ from __future__ import annotations
 import contextlib
 import os
 import queue
+import re
 import shlex
 import shutil
 import signal
@@ -50,6 +51,8 @@ REAP_S = 2.0  # how long close() waits for the program's output to close after k
 # children): a write past it fails (SIGXFSZ, or EFBIG where the signal is ignored, as in
 # Python), so a program that floods stderr crashes with that reason instead of filling the disk.
 FILE_LIMIT_BYTES = 64 << 20
+# Programs that run a script named among their arguments: the script is what the hash names.
+INTERPRETER = re.compile(r"(python|pypy)[0-9.]*|node|java|perl|ruby|bash|sh|dash|zsh")
 
 
 class RefereeError(ValueError):
@@ -67,7 +70,7 @@ class Program:
     name: str
     command: str
     argv: tuple[str, ...]
-    sha256: str = ""  # of the script it runs (the first argument that is a file), "" if none
+    sha256: str = ""  # of the file it runs (script_sha256), "" if none
 
     @classmethod
     def parse(cls, name: str, command: str) -> Program:
@@ -84,11 +87,17 @@ class Program:
 
 
 def script_sha256(argv: tuple[str, ...]) -> str:
-    """sha256 of the first argument that is a file (the script of ``python bot.py``), else ''."""
-    for arg in argv[1:] or argv:
-        if os.path.isfile(arg):
-            return file_sha256(arg)
-    return ""
+    """sha256 of the file a command runs, else ''.
+
+    For an interpreter (``python bot.py --x``) the first argument that is a file, its script;
+    for any other program (``./bot --endgame 6``) the program's own file, options aside.
+    """
+    if INTERPRETER.fullmatch(os.path.basename(argv[0])):
+        files = [arg for arg in argv[1:] if os.path.isfile(arg)]
+    else:
+        found = shutil.which(argv[0])
+        files = [found] if found and os.path.isfile(found) else []
+    return file_sha256(files[0]) if files else ""
 
 
 class Cancel:
