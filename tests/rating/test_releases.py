@@ -12,6 +12,7 @@ import pytest
 
 from tw_rl import cli
 from tw_rl.files import file_sha256
+from tw_rl.rating.kinds import kind_of
 from tw_rl.rating.player_specs import RELEASES_DIR, RatingError, parse_player, parse_players
 from tw_rl.rating.referee_import import import_referee
 from tw_rl.rating.results_db import ResultsDB
@@ -128,3 +129,35 @@ def test_release_clocks_that_cannot_be_meant_are_one_error():
     for text, why in (("@0", "must be positive"), ("@-1", "must be positive"), ("@abc", "not a number")):
         with pytest.raises(RatingError, match=why):
             parse_player(f"release:0.1{text}")
+
+
+SLOW_RELEASE = """
+import os, sys
+# A frozen release in miniature: it plays first-legal moves, each after --time / 200 seconds.
+seconds = float(sys.argv[sys.argv.index("--time") + 1])
+os.execv(sys.executable, [sys.executable, {first!r}, "--delay", str(seconds / 200)])
+"""
+
+
+def test_a_release_at_its_own_clock_is_judged_on_that_clock(tmp_path, monkeypatch):
+    """release:X@SECONDS is given SECONDS a game by the judge too, not the match's --time: a
+    time-odds match. This release spends about 142 x 6/200 = 4.3 s of its 6 s a game, more than
+    the match's 2 s, and is not killed; its opponent keeps the match's clock."""
+    folder = tmp_path / "baselines"
+    folder.mkdir()
+    first = Path(__file__).resolve().parents[1] / "programs" / "first_legal.py"
+    (folder / "tw_rl-9.8.py").write_text(SLOW_RELEASE.format(first=str(first)))
+    monkeypatch.setenv("TW_RL_RELEASES", str(folder))
+    out = tmp_path / "odds"
+    argv = ["referee", "release:9.8@6", f"{sys.executable} {first}", "--games", "2", "--jobs", "2"]
+    assert cli.main([*argv, "--time", "2", "--out", str(out)]) == 0
+    games = [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]
+    assert [g["fault"] for g in games] == [None, None]
+    for g in games:
+        release, other = ("red", "white") if g["red"]["program"] == "A" else ("white", "red")
+        assert (g["clock"][release], g["clock"][other]) == (6.0, 2.0)
+        assert 2.0 < g["thinking"][release] < 6.0
+    # In a rating run the same spelling carries its clock to the judge.
+    spec = parse_player("release:9.8@6")[0]
+    assert spec.options["seconds"] == 6.0 and kind_of(spec).program(spec).seconds == 6.0
+    assert "seconds" not in parse_player(f"program:{sys.executable} {first}")[0].options

@@ -176,7 +176,8 @@ class OutsideProgram(PlayerKind):
             parsed = Program.parse(spec.name, spec.options["command"])
         except RefereeError as err:
             raise RatingError(str(err)) from None
-        return Program(parsed.name, parsed.command, parsed.argv, spec.sha256 or parsed.sha256)
+        seconds = spec.options.get("seconds")  # a clocked spelling's clock, which the judge keeps
+        return Program(parsed.name, parsed.command, parsed.argv, spec.sha256 or parsed.sha256, seconds)
 
 
 class Weights(PlayerKind):
@@ -201,7 +202,7 @@ class Weights(PlayerKind):
             default = f"bot+{weights.stem}@{seconds:g}s"
         board = () if context.size == CODECUP_SIZE else ("--size", str(context.size))  # 6: as it always was
         argv = (sys.executable, "-m", "tw_rl.codecup", *weights_args, *board, "--time", f"{seconds:g}")
-        return [program_spec(shlex.join(argv), name or default)]
+        return [program_spec(shlex.join(argv), name or default, seconds)]
 
     def from_mapping(self, item: Mapping, name: str, context: Context) -> list[PlayerSpec]:
         return self.parse(with_seconds(str(item.get("path", "")), item), name, context)
@@ -222,11 +223,8 @@ class Release(PlayerKind):
         except ReleaseError as err:
             raise RatingError(f"player {err}") from None
         command = shlex.join(found.command(seconds))
-        return [
-            PlayerSpec(
-                "program", name or f"release-{version}@{seconds:g}s", {"command": command}, found.sha256
-            )
-        ]
+        options = {"command": command, "seconds": seconds}
+        return [PlayerSpec("program", name or f"release-{version}@{seconds:g}s", options, found.sha256)]
 
     def from_mapping(self, item: Mapping, name: str, context: Context) -> list[PlayerSpec]:
         return self.parse(with_seconds(str(item.get("version", "")), item), name, context)
@@ -297,8 +295,9 @@ def checkpoint_spec(path: str | Path, simulations: int, name: str = "") -> Playe
     )
 
 
-def program_spec(command: str, name: str = "") -> PlayerSpec:
-    """An outside program: its command line, named after it unless ``name`` is given."""
+def program_spec(command: str, name: str = "", seconds: float | None = None) -> PlayerSpec:
+    """An outside program: its command line, named after it unless ``name`` is given; ``seconds``:
+    its own clock a game, which the judge keeps for it (None: the rating run's ``time``)."""
     command = command.strip()
     if not command:
         raise RatingError("program: the command is empty")
@@ -310,7 +309,8 @@ def program_spec(command: str, name: str = "") -> PlayerSpec:
         raise RatingError(f"program: no such program {argv[0]!r} (command {command!r})")
     default = "prog:" + " ".join(a for a in argv if not a.startswith("-") and "python" not in a)[:40]
     sha = cached_sha(argv[0]) or script_sha256(tuple(argv))  # a C++ release: its source's
-    return PlayerSpec("program", name or default, {"command": command}, sha)
+    options: dict = {"command": command} if seconds is None else {"command": command, "seconds": seconds}
+    return PlayerSpec("program", name or default, options, sha)
 
 
 def weights_file(path: str, label: str, size: int) -> tuple[Path, int]:

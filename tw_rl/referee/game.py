@@ -67,6 +67,7 @@ class GameResult:
     thinking: tuple[float, float]  # seconds of thinking
     slowest: tuple[tuple[float, int], tuple[float, int]]  # (seconds, ply) of the slowest answer; ply -1: none
     max_rss_kib: tuple[int, int] = (0, 0)  # peak memory (VmHWM, KiB) of each program; 0: not measured
+    clocks: tuple[float, float] = (0.0, 0.0)  # each program's clock, seconds a game, as the judge kept it
 
     def program(self, colour: int) -> Program:
         return self.red if colour == RED else self.white
@@ -113,7 +114,8 @@ def play_game(
 ) -> GameResult:
     """Play one game between two programs and judge it (CodeCup rules and protocol).
 
-    ``time_limit`` is each player's thinking budget in seconds. ``stderr_paths`` keep what the
+    ``time_limit`` is each player's thinking budget in seconds, unless the program has a clock of
+    its own (``Program.seconds``, a release at ``@SECONDS``). ``stderr_paths`` keep what the
     programs write to stderr (files left only when not empty). ``memory_mb`` > 0 limits each
     program's address space (an allocation past it fails: a crash). Raises MatchInterrupted when
     ``cancel`` is set during the game. Both programs are dead when this returns or raises.
@@ -123,6 +125,7 @@ def play_game(
     grid = rules.grid
     state = rules.start(red_start, white_start)
     starts = [cell_name(grid, red_start, notation), cell_name(grid, white_start, notation)]
+    budgets = [time_limit if p.seconds is None else p.seconds for p in (red, white)]
     players: list[PlayerProcess] = []
     try:
         players.append(PlayerProcess(red, stderr_paths[0], cancel, memory_mb))
@@ -134,7 +137,7 @@ def play_game(
         while not state.terminated[0]:
             mover = int(state.to_move[0])
             ply = len(moves)
-            answer = players[mover - 1].ask(time_limit, ply)
+            answer = players[mover - 1].ask(budgets[mover - 1], ply)
             action, fault = judge(rules, state, answer, ply, notation)
             state = rules.step(state, action)  # an illegal action (or -1) is a forfeit
             if fault is not None:
@@ -170,6 +173,7 @@ def play_game(
             thinking=(players[0].used, players[1].used),
             slowest=(players[0].slowest, players[1].slowest),
             max_rss_kib=(players[0].max_rss_kib, players[1].max_rss_kib),
+            clocks=(budgets[0], budgets[1]),
         )
     finally:
         for player in players:

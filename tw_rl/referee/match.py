@@ -179,6 +179,7 @@ def game_summary(number: int, game: GameResult, seed: int, notation: str = "diff
         "points": by_colour(*game.points),
         "program_points": {names[RED]: game.points[0], names[WHITE]: game.points[1]},
         "fault": fault,
+        "clock": by_colour(*game.clocks),
         "thinking": by_colour(*(round(seconds, 4) for seconds in game.thinking)),
         "slowest": by_colour(*({"seconds": round(seconds, 4), "ply": ply} for seconds, ply in game.slowest)),
         "max_rss_kib": by_colour(*game.max_rss_kib),

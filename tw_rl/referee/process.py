@@ -71,6 +71,7 @@ class Program:
     command: str
     argv: tuple[str, ...]
     sha256: str = ""  # of the file it runs (script_sha256), "" if none
+    seconds: float | None = None  # its own clock, seconds a game, that the judge keeps (None: the match's)
 
     @classmethod
     def parse(cls, name: str, command: str) -> Program:

@@ -153,11 +153,12 @@ def split_clock(text: str, default: float, *, positive: bool = True) -> tuple[st
 
 def release_program(name: str, text: str, seconds: float) -> Program:
     """The program of ``VERSION[@SECONDS]`` (the text after ``release:``) for the referee, on its
-    own clock (``seconds`` without ``@``); ``ReleaseError`` in one line."""
+    own clock (``seconds`` without ``@``), which the judge keeps for it; ``ReleaseError`` in one
+    line."""
     try:
         version, seconds = split_clock(text, seconds)
     except ValueError as err:
         raise ReleaseError(f"release:{text}: {err}") from None
     found = release(version)
     argv = found.command(seconds)
-    return Program(name, shlex.join(argv), argv, found.sha256)
+    return Program(name, shlex.join(argv), argv, found.sha256, seconds)
