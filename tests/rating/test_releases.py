@@ -133,31 +133,31 @@ def test_release_clocks_that_cannot_be_meant_are_one_error():
 
 SLOW_RELEASE = """
 import os, sys
-# A frozen release in miniature: it plays first-legal moves, each after --time / 200 seconds.
+# A frozen release in miniature: it plays first-legal moves, each after --time / 300 seconds.
 seconds = float(sys.argv[sys.argv.index("--time") + 1])
-os.execv(sys.executable, [sys.executable, {first!r}, "--delay", str(seconds / 200)])
+os.execv(sys.executable, [sys.executable, {first!r}, "--delay", str(seconds / 300)])
 """
 
 
 def test_a_release_at_its_own_clock_is_judged_on_that_clock(tmp_path, monkeypatch):
     """release:X@SECONDS is given SECONDS a game by the judge too, not the match's --time: a
-    time-odds match. This release spends about 142 x 6/200 = 4.3 s of its 6 s a game, more than
-    the match's 2 s, and is not killed; its opponent keeps the match's clock."""
+    time-odds match. This release sleeps 142 x 12/300 = 5.7 s of its 12 s a game, more than the
+    match's 3 s, and is not killed; its opponent keeps the match's clock."""
     folder = tmp_path / "baselines"
     folder.mkdir()
     first = Path(__file__).resolve().parents[1] / "programs" / "first_legal.py"
     (folder / "tw_rl-9.8.py").write_text(SLOW_RELEASE.format(first=str(first)))
     monkeypatch.setenv("TW_RL_RELEASES", str(folder))
     out = tmp_path / "odds"
-    argv = ["referee", "release:9.8@6", f"{sys.executable} {first}", "--games", "2", "--jobs", "2"]
-    assert cli.main([*argv, "--time", "2", "--out", str(out)]) == 0
+    argv = ["referee", "release:9.8@12", f"{sys.executable} {first}", "--games", "2", "--jobs", "2"]
+    assert cli.main([*argv, "--time", "3", "--out", str(out)]) == 0
     games = [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]
     assert [g["fault"] for g in games] == [None, None]
     for g in games:
         release, other = ("red", "white") if g["red"]["program"] == "A" else ("white", "red")
-        assert (g["clock"][release], g["clock"][other]) == (6.0, 2.0)
-        assert 2.0 < g["thinking"][release] < 6.0
+        assert (g["clock"][release], g["clock"][other]) == (12.0, 3.0)
+        assert g["thinking"][release] > 3.0  # past the match's clock, not killed
     # In a rating run the same spelling carries its clock to the judge.
-    spec = parse_player("release:9.8@6")[0]
-    assert spec.options["seconds"] == 6.0 and kind_of(spec).program(spec).seconds == 6.0
+    spec = parse_player("release:9.8@12")[0]
+    assert spec.options["seconds"] == 12.0 and kind_of(spec).program(spec).seconds == 12.0
     assert "seconds" not in parse_player(f"program:{sys.executable} {first}")[0].options
