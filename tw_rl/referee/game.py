@@ -125,7 +125,7 @@ def play_game(
     grid = rules.grid
     state = rules.start(red_start, white_start)
     starts = [cell_name(grid, red_start, notation), cell_name(grid, white_start, notation)]
-    budgets = [time_limit if p.seconds is None else p.seconds for p in (red, white)]
+    budgets = tuple(time_limit if p.seconds is None else p.seconds for p in (red, white))
     players: list[PlayerProcess] = []
     try:
         players.append(PlayerProcess(red, stderr_paths[0], cancel, memory_mb))
@@ -173,7 +173,7 @@ def play_game(
             thinking=(players[0].used, players[1].used),
             slowest=(players[0].slowest, players[1].slowest),
             max_rss_kib=(players[0].max_rss_kib, players[1].max_rss_kib),
-            clocks=(budgets[0], budgets[1]),
+            clocks=budgets,
         )
     finally:
         for player in players:
